@@ -1,0 +1,69 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strictSwift: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "keyhaven",
+    products: [
+        .library(name: "KeychainServices", targets: ["KeychainServices"]),
+        .library(name: "KeychainServicesExtras", targets: ["KeychainServicesExtras"]),
+        .executable(name: "keyhaven-example", targets: ["keyhaven-example"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+    ],
+    targets: [
+        // The system SQLite (Debian: libsqlite3-dev). Only KeychainStore/SQLite touches it.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The engine: item model, schema, encryption, keybag. Package-internal.
+        .target(
+            name: "KeychainStore",
+            dependencies: [
+                "CSQLite",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // The mirror of Apple's Keychain Services: Apple's names and signatures only.
+        .target(
+            name: "KeychainServices",
+            dependencies: ["KeychainStore"],
+            swiftSettings: strictSwift
+        ),
+        // Linux-only additions: the caller's access groups, the keychain home.
+        .target(
+            name: "KeychainServicesExtras",
+            dependencies: ["KeychainServices", "KeychainStore"],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "keyhaven-example",
+            dependencies: ["KeychainServices"],
+            swiftSettings: strictSwift
+        ),
+        // Driven by the multi-process tests: performs keychain operations in a separate process.
+        .executableTarget(
+            name: "keyhaven-test-helper",
+            dependencies: ["KeychainServices", "KeychainServicesExtras"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "KeychainStoreTests",
+            dependencies: ["KeychainStore"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "KeychainServicesTests",
+            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "keyhaven-test-helper"],
+            swiftSettings: strictSwift
+        ),
+    ]
+)

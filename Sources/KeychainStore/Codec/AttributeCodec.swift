@@ -1,0 +1,64 @@
+import FoundationEssentials
+
+/// The byte format of a set of attributes inside an encrypted blob.
+///
+/// `u16 count`, then per attribute: `u8 nameLength, name (UTF-8), u8 type, u32 length, payload`.
+/// Types: `s` UTF-8 string, `d` data, `n` Int64 (8 bytes LE), `t` date (Float64 bits, 8 bytes LE,
+/// seconds since 2001-01-01). Names are written in sorted order, so equal sets encode equally.
+enum AttributeCodec {
+    static func encode(_ attributes: [String: AttributeValue], into writer: inout ByteWriter) {
+        writer.u16(UInt16(attributes.count))
+        for name in attributes.keys.sorted() {
+            let nameBytes = Array(name.utf8)
+            writer.u8(UInt8(nameBytes.count))
+            writer.raw(nameBytes)
+            switch attributes[name]! {
+            case .string(let s):
+                let b = Array(s.utf8)
+                writer.u8(0x73); writer.u32(UInt32(b.count)); writer.raw(b)
+            case .data(let d):
+                writer.u8(0x64); writer.u32(UInt32(d.count)); writer.raw(d)
+            case .number(let n):
+                writer.u8(0x6E); writer.u32(8); writer.u64(UInt64(bitPattern: n))
+            case .date(let date):
+                writer.u8(0x74); writer.u32(8); writer.u64(date.timeIntervalSinceReferenceDate.bitPattern)
+            }
+        }
+    }
+
+    static func decode(from reader: inout ByteReader) throws(StoreError) -> [String: AttributeValue] {
+        let count = Int(try reader.u16())
+        var result: [String: AttributeValue] = [:]
+        result.reserveCapacity(count)
+        for _ in 0..<count {
+            let nameLength = Int(try reader.u8())
+            guard let name = String(validating: try reader.take(nameLength), as: UTF8.self), !name.isEmpty else {
+                throw StoreError(.decode, "stored attribute name is not valid")
+            }
+            let type = try reader.u8()
+            let length = Int(try reader.u32())
+            let payload = try reader.take(length)
+            let value: AttributeValue
+            switch type {
+            case 0x73:
+                guard let s = String(validating: payload, as: UTF8.self) else {
+                    throw StoreError(.decode, "stored string is not UTF-8")
+                }
+                value = .string(s)
+            case 0x64: value = .data(Data(payload))
+            case 0x6E, 0x74:
+                guard length == 8 else { throw StoreError(.decode, "stored number has the wrong size") }
+                var sub = ByteReader(Array(payload))
+                let bits = try sub.u64()
+                value = type == 0x6E ? .number(Int64(bitPattern: bits))
+                    : .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits)))
+            default:
+                throw StoreError(.decode, "stored attribute has an unknown type")
+            }
+            guard result.updateValue(value, forKey: name) == nil else {
+                throw StoreError(.decode, "stored attribute appears twice")
+            }
+        }
+        return result
+    }
+}

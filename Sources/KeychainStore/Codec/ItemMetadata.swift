@@ -1,0 +1,47 @@
+import FoundationEssentials
+
+/// The plaintext of an item's metadata blob: all its attributes and what binds the secret to them.
+///
+/// Layout (before padding, see ``Padding``): `u8 version (1)`, `u8 flags` (bit 0: the item has a
+/// secret; bit 1: an access control follows), `16 bytes secretTag`, `[u64 access-control flags]`,
+/// then the attributes in ``AttributeCodec`` form.
+package struct ItemMetadata: Sendable, Equatable {
+    package var attributes: [String: AttributeValue]
+    /// Random per write; the secret blob's associated data includes it, so a secret from another
+    /// write of the same row (or another row) never opens with this metadata.
+    package var secretTag: Data
+    package var hasSecret: Bool
+    /// `SecAccessControlCreateFlags` of the item's access control, if it was given one.
+    package var accessControlFlags: UInt64?
+
+    static let version: UInt8 = 1
+
+    package func encoded() -> [UInt8] {
+        var writer = ByteWriter()
+        writer.u8(Self.version)
+        writer.u8((hasSecret ? 1 : 0) | (accessControlFlags != nil ? 2 : 0))
+        writer.raw(secretTag)
+        if let accessControlFlags { writer.u64(accessControlFlags) }
+        AttributeCodec.encode(attributes, into: &writer)
+        return writer.bytes
+    }
+
+    package init(attributes: [String: AttributeValue], secretTag: Data, hasSecret: Bool, accessControlFlags: UInt64?) {
+        self.attributes = attributes
+        self.secretTag = secretTag
+        self.hasSecret = hasSecret
+        self.accessControlFlags = accessControlFlags
+    }
+
+    package init(decoding bytes: [UInt8]) throws(StoreError) {
+        var reader = ByteReader(bytes)
+        guard try reader.u8() == Self.version else { throw StoreError(.decode, "unknown item metadata version") }
+        let flags = try reader.u8()
+        guard flags & ~3 == 0 else { throw StoreError(.decode, "unknown item metadata flags") }
+        secretTag = Data(try reader.take(16))
+        hasSecret = flags & 1 != 0
+        accessControlFlags = flags & 2 != 0 ? try reader.u64() : nil
+        attributes = try AttributeCodec.decode(from: &reader)
+        guard reader.remaining == 0 else { throw StoreError(.decode, "item metadata has trailing bytes") }
+    }
+}

@@ -1,0 +1,22 @@
+/// Length hiding for encrypted blobs: `u32 length || content || zeros` up to a multiple of
+/// `block` bytes, so a ciphertext's size tells only roughly how long a secret is.
+enum Padding {
+    static func pad(_ content: [UInt8], block: Int) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.u32(UInt32(content.count))
+        writer.raw(content)
+        let total = (writer.bytes.count + block - 1) / block * block
+        writer.raw(repeatElement(0, count: total - writer.bytes.count))
+        return writer.bytes
+    }
+
+    static func unpad(_ padded: [UInt8]) throws(StoreError) -> [UInt8] {
+        var reader = ByteReader(padded)
+        let length = Int(try reader.u32())
+        let content = try reader.take(length)
+        guard try reader.take(reader.remaining).allSatisfy({ $0 == 0 }) else {
+            throw StoreError(.decode, "padding is not zero")
+        }
+        return Array(content)
+    }
+}

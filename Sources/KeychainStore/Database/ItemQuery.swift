@@ -1,0 +1,80 @@
+import FoundationEssentials
+
+/// Which items an operation applies to.
+package struct ItemQuery: Sendable {
+    package var itemClass: ItemClass
+    /// Exact-match criteria by wire name, already converted to each attribute's kind.
+    package var criteria: [String: AttributeValue] = [:]
+    /// Match synchronizable and local items alike (`kSecAttrSynchronizableAny`). Without it and
+    /// without `sync` in `criteria`, only local items match (Apple's implicit `sync = 0`).
+    package var matchAnySynchronizable = false
+    /// nil: live items only (Apple's implicit `tomb = 0`); otherwise exactly that tombstone state.
+    package var tombstone: Bool?
+    package var persistentReference: PersistentReference?
+    /// The most items to return; nil for all.
+    package var limit: Int? = 1
+    /// `kSecMatchHostOrSubdomainOfHost`: the server is this host or a subdomain of it.
+    package var hostOrSubdomain: String?
+
+    package init(itemClass: ItemClass) { self.itemClass = itemClass }
+}
+
+/// Who is calling: the access groups the caller may use, first = default for adds.
+package struct Caller: Sendable, Hashable {
+    package let accessGroups: [String]
+
+    package init(accessGroups: [String]) { self.accessGroups = accessGroups }
+
+    /// Apple's token group is read-only.
+    package static let tokenGroup = "com.apple.token"
+
+    /// `*` in the list turns off access-group filtering (Apple's system daemons).
+    package var isUnrestricted: Bool { accessGroups.contains("*") }
+    package var writableGroups: [String] { accessGroups.filter { $0 != Self.tokenGroup } }
+}
+
+/// A new item for ``KeychainDatabase/add(_:caller:)``.
+package struct NewItem: Sendable {
+    package var itemClass: ItemClass
+    package var attributes: [String: AttributeValue]
+    package var secret: Data?
+    package var accessControlFlags: UInt64?
+
+    package init(itemClass: ItemClass, attributes: [String: AttributeValue], secret: Data?, accessControlFlags: UInt64? = nil) {
+        self.itemClass = itemClass
+        self.attributes = attributes
+        self.secret = secret
+        self.accessControlFlags = accessControlFlags
+    }
+}
+
+/// What ``KeychainDatabase/update(_:with:caller:)`` changes.
+package struct ItemChanges: Sendable {
+    package var attributes: [String: AttributeValue] = [:]
+    /// The new secret, if it changes.
+    package var secret: Data?
+    /// A new access control (its flags), if it changes.
+    package var accessControlFlags: UInt64?
+
+    package init() {}
+}
+
+/// An item read from the keychain.
+package struct StoredItem: Sendable {
+    package let itemClass: ItemClass
+    package let rowID: Int64
+    package let persistentReference: PersistentReference
+    package let isTombstone: Bool
+    /// Every stored attribute, by wire name.
+    package var attributes: [String: AttributeValue]
+    package let accessControlFlags: UInt64?
+    /// The secret, when it was asked for and the item has one.
+    package var secret: Data?
+}
+
+extension StoredItem: CustomStringConvertible {
+    /// Names only: never attribute values or the secret.
+    package var description: String {
+        "StoredItem(\(itemClass.rawValue), row \(rowID), attributes: \(attributes.keys.sorted()), secret: \(secret == nil ? "no" : "yes"))"
+    }
+}

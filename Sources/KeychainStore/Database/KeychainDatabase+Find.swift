@@ -1,0 +1,130 @@
+import FoundationEssentials
+
+/// Selecting items: SQL on the keyed-hash columns, then decryption and an exact re-check of
+/// every criterion on the decrypted attributes (so a tampered search column can never make a
+/// query return an item that does not match).
+extension KeychainDatabase {
+    /// `SecItemCopyMatching`: the matching items in insertion order, at most `query.limit`.
+    package func find(_ query: ItemQuery, caller: Caller, withSecrets: Bool) throws(StoreError) -> [StoredItem] {
+        try withSession { session throws(StoreError) in
+            try session.connection.transaction(immediate: false) { () throws(StoreError) -> [StoredItem] in
+                let groups = try session.readableGroups(query, caller: caller, forWriting: false)
+                let matches = try session.select(query, groups: groups, caller: caller, withSecrets: withSecrets)
+                return try matches.liveItems()
+            }
+        }
+    }
+}
+
+/// One row a query selected: a readable item, or a row that failed to decrypt.
+enum RowMatch {
+    case item(StoredItem)
+    case corrupt(rowID: Int64)
+}
+
+extension [RowMatch] {
+    /// The readable items; none but a corrupt match is `.decode`, no match at all `.itemNotFound`.
+    func liveItems() throws(StoreError) -> [StoredItem] {
+        let items = compactMap { if case .item(let item) = $0 { item } else { nil } }
+        if items.isEmpty {
+            if isEmpty { throw StoreError(.itemNotFound, "no item matched") }
+            throw StoreError(.decode, "the matching item is damaged and cannot be decrypted")
+        }
+        return items
+    }
+}
+
+extension KeychainDatabase.Session {
+    /// Checks the caller's right to the query's access group; returns the groups to filter by
+    /// (nil: no filter, either because the query names its group or the caller is unrestricted).
+    func readableGroups(_ query: ItemQuery, caller: Caller, forWriting: Bool) throws(StoreError) -> [String]? {
+        let groups = forWriting ? caller.writableGroups : caller.accessGroups
+        guard !caller.accessGroups.isEmpty, !groups.isEmpty else {
+            throw StoreError(.missingEntitlement, "the caller has no access groups")
+        }
+        if let explicit = query.criteria["agrp"] {
+            guard caller.isUnrestricted || groups.contains(where: { AttributeValue.string($0) == explicit }) else {
+                throw StoreError(.missingEntitlement, "the caller may not use the access group it named")
+            }
+            return nil
+        }
+        return caller.isUnrestricted ? nil : groups
+    }
+
+    /// Runs the query and decrypts what it finds. Stops once `query.limit` items are readable.
+    func select(_ query: ItemQuery, groups: [String]?, caller: Caller, withSecrets: Bool) throws(StoreError) -> [RowMatch] {
+        let itemClass = query.itemClass
+        if let reference = query.persistentReference, reference.itemClass != itemClass { return [] }
+        if query.limit == 0 { return [] }
+        var criteria = query.criteria
+        if criteria["sync"] == nil, !query.matchAnySynchronizable, query.persistentReference == nil {
+            criteria["sync"] = .number(0)
+        }
+        var conditions: [String] = ["tomb = ?"]
+        var values: [SQLiteValue] = [.integer(query.tombstone == true ? 1 : 0)]
+        let schema = itemClass.schema
+        for name in criteria.keys.sorted() {
+            guard let attribute = schema[name] else { throw StoreError(.noSuchAttribute, "no attribute \(name) in class \(itemClass.rawValue)") }
+            conditions.append("\(attribute.column) = ?")
+            values.append(.blob(indexHash(itemClass, attribute, criteria[name]!)))
+        }
+        switch query.persistentReference {
+        case .uuid(_, let id)?: conditions.append("persistref = ?"); values.append(.blob(id))
+        case .rowID(_, let row)?: conditions.append("rowid = ?"); values.append(.integer(row))
+        case nil: break
+        }
+        if let groups, let agrp = schema["agrp"] {
+            conditions.append("a_agrp IN (\(groups.map { _ in "?" }.joined(separator: ", ")))")
+            values += groups.map { .blob(indexHash(itemClass, agrp, .string($0))) }
+        }
+        let sql = "SELECT rowid, persistref, keyclass, tomb, metadata, secret FROM \(itemClass.rawValue) WHERE "
+            + conditions.joined(separator: " AND ") + " ORDER BY rowid"
+        let rows = try connection.prepare(sql).rows(values)
+
+        var matches: [RowMatch] = []
+        var readable = 0
+        for row in rows {
+            if let limit = query.limit, readable >= limit { break }
+            let item: StoredItem
+            do {
+                item = try openRow(itemClass, row, withSecret: withSecrets)
+            } catch where error.code == .decode {
+                matches.append(.corrupt(rowID: row[0].integer ?? -1))
+                continue
+            }
+            guard Self.matches(item, criteria: criteria, query: query, caller: caller) else { continue }
+            matches.append(.item(item))
+            readable += 1
+        }
+        return matches
+    }
+
+    /// The exact re-check on decrypted attributes.
+    static func matches(_ item: StoredItem, criteria: [String: AttributeValue], query: ItemQuery, caller: Caller) -> Bool {
+        let schema = item.itemClass.schema
+        for (name, wanted) in criteria {
+            guard let attribute = schema[name],
+                  let stored = effectiveValue(attribute, in: item.attributes),
+                  stored.matchKey(for: attribute.kind) == wanted.matchKey(for: attribute.kind) else { return false }
+        }
+        if !caller.isUnrestricted {
+            guard case .string(let group)? = item.attributes["agrp"], caller.accessGroups.contains(group) else { return false }
+        }
+        if let host = query.hostOrSubdomain {
+            guard let server = item.attributes["srvr"].flatMap(\.utf8String),
+                  server == host || server.hasSuffix("." + host) else { return false }
+        }
+        return true
+    }
+}
+
+extension AttributeValue {
+    /// The value as text, for string values and UTF-8 data.
+    package var utf8String: String? {
+        switch self {
+        case .string(let s): return s
+        case .data(let d): return String(validating: d, as: UTF8.self)
+        default: return nil
+        }
+    }
+}

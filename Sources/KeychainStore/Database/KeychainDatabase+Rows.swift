@@ -1,0 +1,82 @@
+import Crypto
+import FoundationEssentials
+
+/// Turning items into row values and back.
+extension KeychainDatabase.Session {
+    /// The keyed hash of one attribute value, as stored in its search column.
+    func indexHash(_ itemClass: ItemClass, _ attribute: AttributeDescriptor, _ value: AttributeValue) -> Data {
+        var input = Array("\(itemClass.rawValue)\u{0}\(attribute.name)\u{0}".utf8)
+        input += value.matchKey(for: attribute.kind)
+        return KeychainCrypto.indexHash(input, key: keys.index)
+    }
+
+    /// The value an attribute has for matching: its stored value, or the hidden default of
+    /// `vwht`/`tkid`/`ggrp` when it was never set.
+    static func effectiveValue(_ attribute: AttributeDescriptor, in attributes: [String: AttributeValue]) -> AttributeValue? {
+        attributes[attribute.name] ?? (attribute.isHiddenWhenUnset ? attribute.defaultValue : nil)
+    }
+
+    /// The search-column values of a row, in schema order.
+    func columnValues(_ itemClass: ItemClass, _ attributes: [String: AttributeValue]) -> [SQLiteValue] {
+        itemClass.schema.attributes.map { attribute in
+            guard let value = Self.effectiveValue(attribute, in: attributes) else { return .null }
+            return .blob(indexHash(itemClass, attribute, value))
+        }
+    }
+
+    /// Apple's `sha1` item digest: SHA-1 over the item's attributes (minus `sha1`) and secret.
+    static func digest(_ attributes: [String: AttributeValue], secret: Data?) -> Data {
+        var writer = ByteWriter()
+        var hashed = attributes
+        hashed["sha1"] = nil
+        AttributeCodec.encode(hashed, into: &writer)
+        var bytes = Data(writer.bytes)
+        if let secret { bytes.append(secret) }
+        return KeychainCrypto.sha1(bytes)
+    }
+
+    /// Encrypts an item into the values of `keyclass, tomb, metadata, secret, a_*...`.
+    func sealRow(_ itemClass: ItemClass, persistentID: Data, keyClass: KeyClass, metadata: ItemMetadata,
+                 secret: Data?, tombstone: Bool) throws(StoreError) -> [SQLiteValue] {
+        let classKeys = try keys.keys(for: keyClass)
+        let cipher = RowCipher(table: itemClass.rawValue, persistentID: persistentID, keyClass: keyClass)
+        let sealedMetadata = try cipher.sealMetadata(metadata, keys: classKeys)
+        let sealedSecret: SQLiteValue = try secret.map { (s: Data) throws(StoreError) -> SQLiteValue in
+            .blob(try cipher.sealSecret(s, tag: metadata.secretTag, keys: classKeys))
+        } ?? .null
+        return [.text(keyClass.rawValue), .integer(tombstone ? 1 : 0), .blob(sealedMetadata), sealedSecret]
+            + columnValues(itemClass, metadata.attributes)
+    }
+
+    /// The column list that ``sealRow`` values follow.
+    static func rowColumns(_ itemClass: ItemClass) -> [String] {
+        ["keyclass", "tomb", "metadata", "secret"] + itemClass.schema.attributes.map(\.column)
+    }
+
+    /// Decrypts a row selected as `rowid, persistref, keyclass, tomb, metadata, secret`.
+    func openRow(_ itemClass: ItemClass, _ row: [SQLiteValue], withSecret: Bool) throws(StoreError) -> StoredItem {
+        guard let rowID = row[0].integer, let persistentID = row[1].blob, persistentID.count == 16,
+              let keyClassName = row[2].text, let tomb = row[3].integer, let sealedMetadata = row[4].blob else {
+            throw StoreError(.decode, "an item row is malformed")
+        }
+        guard let keyClass = KeyClass(rawValue: keyClassName) else { throw StoreError(.decode, "an item row has an unknown key class") }
+        let classKeys = try keys.keys(for: keyClass)
+        let cipher = RowCipher(table: itemClass.rawValue, persistentID: persistentID, keyClass: keyClass)
+        let metadata = try cipher.openMetadata(sealedMetadata, keys: classKeys)
+        guard metadata.attributes["pdmn"] == .string(keyClass.rawValue) else {
+            throw StoreError(.decode, "an item's accessibility does not match its key class")
+        }
+        var secret: Data?
+        if withSecret || metadata.hasSecret {
+            switch (metadata.hasSecret, row[5]) {
+            case (true, .blob(let blob)):
+                if withSecret { secret = try cipher.openSecret(blob, tag: metadata.secretTag, keys: classKeys) }
+            case (false, .null): break
+            default: throw StoreError(.decode, "an item's secret is missing or unexpected")
+            }
+        }
+        return StoredItem(itemClass: itemClass, rowID: rowID, persistentReference: .uuid(itemClass, persistentID),
+                          isTombstone: tomb != 0, attributes: metadata.attributes,
+                          accessControlFlags: metadata.accessControlFlags, secret: secret)
+    }
+}

@@ -1,0 +1,64 @@
+import FoundationEssentials
+
+extension KeychainDatabase {
+    /// `SecItemUpdate`: changes every matching item in one transaction; if any change fails
+    /// (a duplicate key, a locked class) nothing is changed. Returns how many items changed.
+    package func update(_ query: ItemQuery, with changes: ItemChanges, caller: Caller) throws(StoreError) -> Int {
+        try withSession { session throws(StoreError) in try session.update(query, with: changes, caller: caller) }
+    }
+}
+
+extension KeychainDatabase.Session {
+    func update(_ query: ItemQuery, with changes: ItemChanges, caller: Caller) throws(StoreError) -> Int {
+        var query = query
+        query.limit = nil
+        let groups = try readableGroups(query, caller: caller, forWriting: true)
+        if let group = changes.attributes["agrp"] {
+            guard case .string(let name) = group, name != Caller.tokenGroup,
+                  caller.isUnrestricted || caller.writableGroups.contains(name) else {
+                throw StoreError(.missingEntitlement, "the caller may not move items to the access group it named")
+            }
+        }
+        return try connection.transaction(immediate: true) { () throws(StoreError) -> Int in
+            let items = try select(query, groups: groups, caller: caller, withSecrets: true).liveItems()
+            for item in items { try rewrite(item, with: changes) }
+            return items.count
+        }
+    }
+
+    private func rewrite(_ item: StoredItem, with changes: ItemChanges) throws(StoreError) {
+        var attributes = item.attributes.merging(changes.attributes) { _, new in new }
+        let secret = changes.secret ?? item.secret
+        try Self.checkSizes(attributes, secret: secret)
+        attributes["mdat"] = .date(Self.laterDate(after: item.attributes["mdat"]))
+        attributes["sha1"] = .data(Self.digest(attributes, secret: secret))
+        let keyClass = try Self.keyClass(of: attributes)
+        try store(item, attributes: attributes, keyClass: keyClass, secret: secret,
+                  accessControlFlags: changes.accessControlFlags ?? item.accessControlFlags, tombstone: false)
+    }
+
+    /// Re-encrypts a row in place (same row id and persistent reference) with a fresh tag.
+    func store(_ item: StoredItem, attributes: [String: AttributeValue], keyClass: KeyClass, secret: Data?,
+               accessControlFlags: UInt64?, tombstone: Bool) throws(StoreError) {
+        guard case .uuid(_, let persistentID) = item.persistentReference else {
+            throw StoreError(.internalError, "a stored item has no persistent identifier")
+        }
+        let metadata = ItemMetadata(attributes: attributes, secretTag: KeychainCrypto.randomBytes(16),
+                                    hasSecret: secret != nil, accessControlFlags: accessControlFlags)
+        let values = try sealRow(item.itemClass, persistentID: persistentID, keyClass: keyClass, metadata: metadata,
+                                 secret: secret, tombstone: tombstone)
+        let assignments = Self.rowColumns(item.itemClass).map { "\($0) = ?" }.joined(separator: ", ")
+        let sql = "UPDATE \(item.itemClass.rawValue) SET \(assignments) WHERE rowid = ?"
+        try writeResolvingConflicts(item.itemClass, attributes: attributes, excluding: item.rowID) { () throws(StoreError) in
+            try connection.prepare(sql).run(values + [.integer(item.rowID)])
+        }
+    }
+
+    /// Now, or 1 ms after `previous` if the clock has not moved past it (Apple's rule: a
+    /// modification date always increases).
+    static func laterDate(after previous: AttributeValue?) -> Date {
+        let now = Date()
+        guard case .date(let old)? = previous, now <= old else { return now }
+        return old.addingTimeInterval(0.001)
+    }
+}

@@ -1,0 +1,40 @@
+/// The SQL schema of a keychain file (format version 1). Documented in docs/file-format.md.
+enum KeychainSchema {
+    /// `PRAGMA application_id`: "KHVN", so a keychain file is recognisable and any other SQLite
+    /// file is refused as not a keychain.
+    static let applicationID: Int32 = 0x4B48_564E
+    /// The format version this build writes and the newest it reads.
+    static let formatVersion: Int64 = 1
+
+    static func createStatements() -> [String] {
+        var sql = [
+            "CREATE TABLE keychain(name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID",
+            """
+            CREATE TABLE keybag(keyclass TEXT NOT NULL, protection TEXT NOT NULL, wrapped BLOB NOT NULL,
+                                PRIMARY KEY(keyclass, protection)) WITHOUT ROWID
+            """,
+        ]
+        for itemClass in ItemClass.allCases {
+            sql += createTable(itemClass)
+        }
+        return sql
+    }
+
+    /// One table per class: the row's identity, its key class, the tombstone flag, the two
+    /// encrypted blobs, and one keyed-hash column per attribute, UNIQUE over the primary key.
+    private static func createTable(_ itemClass: ItemClass) -> [String] {
+        let table = itemClass.rawValue
+        let schema = itemClass.schema
+        let attributeColumns = schema.attributes.map { "\($0.column) BLOB" }.joined(separator: ", ")
+        let unique = schema.primaryKey.map(\.column).joined(separator: ", ")
+        var sql = ["""
+            CREATE TABLE \(table)(rowid INTEGER PRIMARY KEY AUTOINCREMENT, persistref BLOB NOT NULL UNIQUE,
+                keyclass TEXT NOT NULL, tomb INTEGER NOT NULL DEFAULT 0, metadata BLOB NOT NULL, secret BLOB,
+                \(attributeColumns), UNIQUE(\(unique)))
+            """]
+        for attribute in schema.attributes where attribute.isIndexed {
+            sql.append("CREATE INDEX \(table)_\(attribute.name) ON \(table)(\(attribute.column))")
+        }
+        return sql
+    }
+}

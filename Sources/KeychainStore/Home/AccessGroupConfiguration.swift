@@ -1,0 +1,36 @@
+import FoundationEssentials
+import Synchronization
+
+/// The access groups of this process (spec 2.2), Linux's stand-in for signed entitlements.
+///
+/// In order of precedence: the list set with `SecAccessGroupsSetCurrent`; else
+/// `KEYHAVEN_ACCESS_GROUPS` (comma-separated, read at first use); else one group named after the
+/// executable. The first group is where adds go by default.
+package enum AccessGroupConfiguration {
+    private static let explicit = Mutex<[String]?>(nil)
+    private static let fromEnvironment: [String]? = {
+        guard let raw = ProcessInfo.processInfo.environment["KEYHAVEN_ACCESS_GROUPS"] else { return nil }
+        return raw.split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
+    }()
+
+    /// The caller this process acts as.
+    package static func currentCaller() -> Caller { Caller(accessGroups: current()) }
+
+    package static func current() -> [String] {
+        if let groups = explicit.withLock({ $0 }) { return groups }
+        if let groups = fromEnvironment { return groups }
+        return [defaultGroup]
+    }
+
+    /// Sets the list for the rest of the process's life (or until set again); nil restores the
+    /// environment/default list.
+    package static func set(_ groups: [String]?) {
+        explicit.withLock { $0 = groups }
+    }
+
+    /// The executable's name, standing in for an application identifier.
+    package static var defaultGroup: String {
+        let name = ProcessInfo.processInfo.processName
+        return name.isEmpty ? "keyhaven.default" : name
+    }
+}

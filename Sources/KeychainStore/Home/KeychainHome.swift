@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import FoundationEssentials
+
+/// The folder that holds a user's keychains and their device key.
+///
+/// `$KEYHAVEN_HOME`, else `$XDG_DATA_HOME/keyhaven`, else `~/.local/share/keyhaven`. Created 0700
+/// on first use; the device key lives in its `private/` folder (0700), file 0600.
+package struct KeychainHome: Sendable, Hashable {
+    package let path: String
+
+    package init(path: String) { self.path = path }
+
+    /// The home the environment selects, read anew on every call so a test can point each
+    /// case at its own folder.
+    package static func current() throws(StoreError) -> KeychainHome {
+        let env = ProcessInfo.processInfo.environment
+        if let home = env["KEYHAVEN_HOME"], !home.isEmpty { return KeychainHome(path: home) }
+        if let data = env["XDG_DATA_HOME"], data.hasPrefix("/") { return KeychainHome(path: data + "/keyhaven") }
+        guard let user = env["HOME"], !user.isEmpty else {
+            throw StoreError(.notAvailable, "no keychain home: set KEYHAVEN_HOME, XDG_DATA_HOME or HOME")
+        }
+        return KeychainHome(path: user + "/.local/share/keyhaven")
+    }
+
+    /// The default keychain's file, `login.keychain-db`.
+    package var defaultKeychainPath: String { path + "/login.keychain-db" }
+    package var privateFolder: String { path + "/private" }
+    package var deviceKeyPath: String { privateFolder + "/device.key" }
+
+    /// Creates the home (and its parents) if needed and makes sure only the owner can enter it.
+    package func prepare() throws(StoreError) {
+        try FileSecurity.ensurePrivateDirectory(path)
+        try FileSecurity.ensurePrivateDirectory(privateFolder)
+    }
+}

@@ -1,0 +1,13 @@
+/// The item classes the engine stores. Raw values are Apple's wire names and SQL table names.
+package enum ItemClass: String, Sendable, Hashable, CaseIterable {
+    case genericPassword = "genp"
+    case internetPassword = "inet"
+
+    /// The attribute schema of this class, in Apple's column order.
+    package var schema: ItemSchema {
+        switch self {
+        case .genericPassword: return .genericPassword
+        case .internetPassword: return .internetPassword
+        }
+    }
+}

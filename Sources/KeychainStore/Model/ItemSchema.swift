@@ -1,0 +1,63 @@
+/// The attributes of one item class: Apple's schema (spec 1.2-1.4) with the flags that matter
+/// for storage. Every attribute is searchable (Apple's flag L), stored in the search columns
+/// as a keyed hash.
+package struct ItemSchema: Sendable {
+    package let attributes: [AttributeDescriptor]
+    private let byName: [String: AttributeDescriptor]
+
+    init(_ attributes: [AttributeDescriptor]) {
+        self.attributes = attributes
+        self.byName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })
+    }
+
+    package subscript(name: String) -> AttributeDescriptor? { byName[name] }
+    package var primaryKey: [AttributeDescriptor] { attributes.filter(\.isPrimaryKey) }
+
+    // MARK: - Building blocks
+
+    private enum Flag { case p, i, a, e, z, hidden }
+
+    private static func attr(_ name: String, _ kind: AttributeKind, _ flags: Set<Flag> = [.a]) -> AttributeDescriptor {
+        let defaultValue: AttributeValue?
+        if flags.contains(.e) || flags.contains(.hidden) {
+            defaultValue = kind == .data ? .data(.init()) : .string("")
+        } else if flags.contains(.z) {
+            defaultValue = .number(0)
+        } else {
+            defaultValue = nil
+        }
+        return AttributeDescriptor(
+            name: name, kind: kind, isPrimaryKey: flags.contains(.p), isIndexed: flags.contains(.i),
+            isReturned: flags.contains(.a), defaultValue: defaultValue, isHiddenWhenUnset: flags.contains(.hidden))
+    }
+
+    /// Attributes every class has (spec 1.2), minus the server-private bookkeeping ones.
+    private static let common: [AttributeDescriptor] = [
+        attr("cdat", .date), attr("mdat", .date), attr("labl", .blob),
+        attr("agrp", .string, [.p, .a]), attr("pdmn", .string), attr("sync", .number, [.p, .a, .z]),
+        attr("sha1", .data, [.i, .a]),
+        attr("vwht", .string, [.p, .i, .a, .hidden]), attr("tkid", .string, [.p, .i, .a, .hidden]),
+        attr("ggrp", .string, [.p, .i, .a, .hidden]),
+        attr("sysb", .number), attr("pcss", .number), attr("pcsk", .blob), attr("pcsi", .blob),
+    ]
+
+    /// The attributes generic and internet passwords share (spec 1.3).
+    private static let passwordCommon: [AttributeDescriptor] = [
+        attr("desc", .blob), attr("icmt", .blob), attr("crtr", .number), attr("type", .number, [.i, .a]),
+        attr("scrp", .number), attr("invi", .number), attr("nega", .number), attr("cusi", .number),
+        attr("prot", .blob),
+    ]
+
+    static let genericPassword = ItemSchema(common + passwordCommon + [
+        attr("alis", .blob),
+        attr("acct", .blob, [.p, .i, .a, .e]), attr("svce", .blob, [.p, .i, .a, .e]), attr("gena", .blob),
+    ])
+
+    static let internetPassword = ItemSchema(common + passwordCommon + [
+        attr("alis", .blob, [.i, .a]),
+        attr("acct", .blob, [.p, .i, .a, .e]),
+        attr("sdmn", .blob, [.p, .i, .a, .e]), attr("srvr", .blob, [.p, .i, .a, .e]),
+        attr("ptcl", .number, [.p, .i, .a, .z]), attr("atyp", .blob, [.p, .i, .a, .e]),
+        attr("port", .number, [.p, .i, .a, .z]), attr("path", .blob, [.p, .i, .a, .e]),
+    ])
+}

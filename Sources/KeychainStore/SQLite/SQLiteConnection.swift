@@ -1,0 +1,92 @@
+import CSQLite
+import FoundationEssentials
+
+/// One SQLite connection. The only type (with ``SQLiteStatement``) that calls SQLite.
+///
+/// Not thread-safe: the owner serializes every use (``KeychainDatabase`` holds it behind a mutex).
+package final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private var statementCache: [String: SQLiteStatement] = [:]
+
+    /// Opens (never creates) the database at `path`, or creates it when `create` is true.
+    package init(path: String, create: Bool, busyTimeoutMilliseconds: Int32 = 15_000) throws(StoreError) {
+        var db: OpaquePointer?
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
+        if create { flags |= SQLITE_OPEN_CREATE }
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let error = SQLiteConnection.error(rc, db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open")
+            if let db { sqlite3_close_v2(db) }
+            throw error
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that take no parameters and return no rows.
+    package func execute(_ sql: String) throws(StoreError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw lastError(rc) }
+    }
+
+    /// A prepared statement, cached by its SQL text and reset for reuse.
+    package func prepare(_ sql: String) throws(StoreError) -> SQLiteStatement {
+        if let cached = statementCache[sql] {
+            cached.reset()
+            return cached
+        }
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw lastError(rc) }
+        let statement = SQLiteStatement(stmt, connection: self)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` inside a transaction; rolls back if it throws.
+    ///
+    /// `immediate` takes the write lock at the start, so two writers never deadlock on upgrade.
+    package func transaction<T>(immediate: Bool, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// The error for a failed call, with SQLite's message (which never includes bound values).
+    func lastError(_ rc: Int32) -> StoreError {
+        SQLiteConnection.error(rc, String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// Maps an SQLite result code to the engine's error codes (the table is in docs/errors.md).
+    static func error(_ rc: Int32, _ detail: String) -> StoreError {
+        let message = "SQLite: \(detail) (code \(rc))"
+        switch rc & 0xFF {
+        case SQLITE_CONSTRAINT: return StoreError(.duplicateItem, message)
+        case SQLITE_FULL: return StoreError(.diskFull, message)
+        case SQLITE_IOERR: return StoreError(.io, message)
+        case SQLITE_READONLY, SQLITE_PERM: return StoreError(.readOnly, message)
+        case SQLITE_CORRUPT: return StoreError(.decode, message)
+        case SQLITE_NOTADB: return StoreError(.invalidKeychain, message)
+        case SQLITE_NOMEM: return StoreError(.internalError, message)
+        case SQLITE_TOOBIG: return StoreError(.dataTooLarge, message)
+        default: return StoreError(.notAvailable, message)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension SQLiteConnection: Sendable {}

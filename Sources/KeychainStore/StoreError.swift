@@ -1,0 +1,72 @@
+/// An error from the keychain engine.
+///
+/// A struct over a private enum, so new codes can be added without breaking anyone who switches
+/// over them. The message never contains item data or secrets: only what kind of failure it was
+/// and, where useful, which attribute or operation was involved.
+package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
+        fileprivate enum Base: String, Sendable, Hashable {
+            case invalidParameter, noSuchAttribute, noSuchClass, duplicateItem, itemNotFound
+            case missingEntitlement, interactionNotAllowed, notAvailable, decode
+            case diskFull, io, readOnly, invalidKeychain, wrongVersion, dataTooLarge
+            case internalError, authFailed, unimplemented
+        }
+        fileprivate let base: Base
+        package var description: String { base.rawValue }
+
+        /// A value or a combination of values the caller passed is not valid.
+        package static let invalidParameter = Code(base: .invalidParameter)
+        /// An attribute name that the item class does not have.
+        package static let noSuchAttribute = Code(base: .noSuchAttribute)
+        /// An item class that does not exist.
+        package static let noSuchClass = Code(base: .noSuchClass)
+        /// An item with the same primary key already exists.
+        package static let duplicateItem = Code(base: .duplicateItem)
+        /// No item matched.
+        package static let itemNotFound = Code(base: .itemNotFound)
+        /// The caller may not use the access group it named, or has none.
+        package static let missingEntitlement = Code(base: .missingEntitlement)
+        /// The key the operation needs is not in memory (the keychain is locked).
+        package static let interactionNotAllowed = Code(base: .interactionNotAllowed)
+        /// The keychain cannot be opened or used now.
+        package static let notAvailable = Code(base: .notAvailable)
+        /// Stored data failed authentication or could not be parsed: tampered or corrupt.
+        package static let decode = Code(base: .decode)
+        /// The disk is full.
+        package static let diskFull = Code(base: .diskFull)
+        /// An I/O error from the file system.
+        package static let io = Code(base: .io)
+        /// The keychain file cannot be written.
+        package static let readOnly = Code(base: .readOnly)
+        /// The file is not a keychain (or its header is damaged).
+        package static let invalidKeychain = Code(base: .invalidKeychain)
+        /// The keychain was written by a newer format version than this build reads.
+        package static let wrongVersion = Code(base: .wrongVersion)
+        /// A value is larger than the keychain accepts.
+        package static let dataTooLarge = Code(base: .dataTooLarge)
+        /// An internal failure (a bug or an unexpected state of SQLite).
+        package static let internalError = Code(base: .internalError)
+        /// A password or other authentication was wrong.
+        package static let authFailed = Code(base: .authFailed)
+        /// The operation is not implemented.
+        package static let unimplemented = Code(base: .unimplemented)
+    }
+
+    /// What went wrong, as a code callers can match on.
+    package let code: Code
+    /// A human-readable explanation. Never contains secrets or item data.
+    package let message: String
+    /// Where in the engine the error was raised, for bug reports.
+    package let location: String
+
+    package init(_ code: Code, _ message: String, file: String = #fileID, line: Int = #line) {
+        self.code = code
+        self.message = message
+        self.location = "\(file):\(line)"
+    }
+
+    package var description: String { "StoreError.\(code): \(message)" }
+
+    package static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.code == rhs.code && lhs.message == rhs.message }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code); hasher.combine(message) }
+}
