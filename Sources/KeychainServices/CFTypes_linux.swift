@@ -1,0 +1,52 @@
+import Foundation
+
+// Core Foundation's names on Linux, as the Foundation classes that CF types bridge to on Apple
+// platforms. These shapes are what real wrapper code needs to compile unchanged
+// (spec/compat-surface.md: each was checked by changing it and watching a wrapper fail).
+
+/// A result code: `errSecSuccess` (0) or a negative `errSec*` value.
+public typealias OSStatus = Int32
+public typealias CFTypeRef = AnyObject
+public typealias CFString = NSString
+public typealias CFDictionary = NSDictionary
+public typealias CFArray = NSArray
+public typealias CFData = NSData
+public typealias CFDate = NSDate
+public typealias CFBoolean = NSNumber
+public typealias CFNumber = NSNumber
+public typealias CFError = NSError
+public typealias CFErrorDomain = CFString
+public typealias CFIndex = Int
+public typealias CFOptionFlags = UInt
+public typealias CFStringRef = CFString
+public typealias CFDictionaryRef = CFDictionary
+public typealias CFArrayRef = CFArray
+public typealias CFDataRef = CFData
+public typealias CFErrorRef = CFError
+
+/// Core Foundation's allocator. Only the default allocator exists here; pass nil or
+/// `kCFAllocatorDefault`.
+public final class CFAllocator: Sendable {
+    private init() {}
+}
+
+/// The default allocator: nil, as its value is on Apple platforms.
+public let kCFAllocatorDefault: CFAllocator! = nil
+
+/// `true` as a Core Foundation boolean (implicitly unwrapped, as Apple declares it).
+public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
+/// `false` as a Core Foundation boolean.
+public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
+
+/// The Info.plist key of a bundle's identifier.
+nonisolated(unsafe) public let kCFBundleIdentifierKey: CFString = NSString(string: "CFBundleIdentifier")
+
+/// No error (Carbon's name for zero).
+public let noErr: OSStatus = 0
+
+/// The error's code.
+public func CFErrorGetCode(_ err: CFError!) -> CFIndex { err.code }
+/// The error's domain.
+public func CFErrorGetDomain(_ err: CFError!) -> CFErrorDomain! { NSString(string: err.domain) }
+/// The error's user-info dictionary.
+public func CFErrorCopyUserInfo(_ err: CFError!) -> CFDictionary! { NSDictionary(dictionary: err.userInfo) }

@@ -1,0 +1,75 @@
+import Foundation
+import KeychainStore
+
+/// Adds one item to the keychain.
+///
+/// Apple's data-protection keychain behaviour: defaults for the access group (the caller's first),
+/// accessibility (`kSecAttrAccessibleWhenUnlocked`) and dates; `errSecDuplicateItem` when an item
+/// with the same primary key exists. With `kSecReturn*` keys, `result` receives the new item in
+/// the shape they ask for; without them it is left as it was.
+///
+/// Unlike iOS, where a `kSecMatch*` key makes Add report success without storing anything, match
+/// keys are ignored and the item is stored, as macOS does (docs/compatibility.md).
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    secCall { () throws(SecStatusError) in
+        let dictionary = try ItemDictionary(attributes, for: .add)
+        var item = NewItem(itemClass: dictionary.itemClass, attributes: dictionary.attributes, secret: dictionary.valueData)
+        if let control = dictionary.accessControl {
+            item.attributes["pdmn"] = .string(control.protection)
+            item.accessControlFlags = UInt64(control.flags.rawValue)
+        }
+        let caller = AccessGroupConfiguration.currentCaller()
+        let stored = try engine { () throws(StoreError) in try KeychainRegistry.shared.defaultKeychain().add(item, caller: caller) }
+        if let result, dictionary.returns.count > 0 {
+            let builder = ResultBuilder(returns: dictionary.returns, forAdd: true)
+            if let value = builder.result(for: [stored], limit: .one) { result.pointee = value }
+        }
+    }
+}
+
+/// Finds items matching a query and returns them in the shape its `kSecReturn*` keys ask for.
+///
+/// Without `kSecMatchLimit` at most one item is returned; `kSecMatchLimitAll` returns an array in
+/// the order the items were added. Without `kSecAttrSynchronizable`, only items that are not
+/// synchronizable match. When nothing matches, `errSecItemNotFound` and `result` is untouched.
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    secCall { () throws(SecStatusError) in
+        let dictionary = try ItemDictionary(query, for: .copyMatching)
+        let caller = AccessGroupConfiguration.currentCaller()
+        let items = try engine { () throws(StoreError) in
+            try KeychainRegistry.shared.defaultKeychain().find(dictionary.query, caller: caller, withSecrets: dictionary.returns.data)
+        }
+        let builder = ResultBuilder(returns: dictionary.returns, forAdd: false)
+        if let result, let value = builder.result(for: items, limit: dictionary.limit) { result.pointee = value }
+    }
+}
+
+/// Changes every item matching `query` with `attributesToUpdate`, all or nothing.
+///
+/// `errSecItemNotFound` when nothing matches; `errSecDuplicateItem` (and no change at all) when
+/// the new attributes would collide with another item.
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+    secCall { () throws(SecStatusError) in
+        let dictionary = try ItemDictionary(query, for: .update)
+        let changes = try UpdateAttributes.changes(attributesToUpdate, itemClass: dictionary.itemClass,
+                                                   querySync: dictionary.attributes["sync"])
+        let caller = AccessGroupConfiguration.currentCaller()
+        _ = try engine { () throws(StoreError) in
+            try KeychainRegistry.shared.defaultKeychain().update(dictionary.query, with: changes, caller: caller)
+        }
+    }
+}
+
+/// Deletes every item matching `query`; `errSecItemNotFound` when nothing matches.
+///
+/// `kSecUseTombstones` set to true leaves a tombstone for each deleted item.
+public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    secCall { () throws(SecStatusError) in
+        let dictionary = try ItemDictionary(query, for: .delete)
+        let caller = AccessGroupConfiguration.currentCaller()
+        _ = try engine { () throws(StoreError) in
+            try KeychainRegistry.shared.defaultKeychain().delete(dictionary.query, caller: caller,
+                                                                  makeTombstones: dictionary.useTombstones == true)
+        }
+    }
+}

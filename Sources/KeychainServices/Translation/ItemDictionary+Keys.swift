@@ -1,0 +1,132 @@
+import Foundation
+import KeychainStore
+
+/// The key grammar: a 4-character key is an attribute; otherwise the first letter says what it
+/// is (`c`lass, `m`atch, `r`eturn, `u`se, `v`alue; `f` is ignored).
+extension ItemDictionary {
+    /// The `kSecUse*` keys Apple accepts that have no effect here.
+    static let ignoredUseKeys: Set<String> = [
+        "u_CredRef", "u_OpPrompt", "u_NoAuthUI", "u_AuthCtx", "u_CallerName", "u_TokenRawItems",
+        "u_SystemKeychainAlways", "u_SystemKeychain", "u_SyncBubbleKeychain", "u_CertWithIssuers",
+        "u_UserIndependentKeychain",
+    ]
+    /// Internet passwords' private extra data fields, which need a private entitlement.
+    static let privateDataAttributes: Set<String> = ["binn", "bini", "bin0", "bin1", "bin2", "bin3"]
+
+    mutating func read(_ key: String, _ value: IncomingValue, _ operation: SecItemOperation) throws(SecStatusError) {
+        if key.utf8.count == 4 { return try readAttribute(key, value, operation) }
+        guard key.utf8.count > 1, let first = key.first else { throw .param("unknown dictionary key") }
+        switch first {
+        case "c": guard key == "class" else { throw .param("unknown dictionary key") }
+        case "m": try readMatch(key, value)
+        case "r": try readReturn(key, value)
+        case "u": try readUse(key, value, operation)
+        case "v": try readValue(key, value)
+        case "f": break
+        default: throw .param("unknown dictionary key")
+        }
+    }
+
+    private mutating func readAttribute(_ key: String, _ value: IncomingValue, _ operation: SecItemOperation) throws(SecStatusError) {
+        switch key {
+        case "nleg", "UUID": return
+        case "clip": throw .param("kSecAttrAppClipItem may not be set")
+        case "musr":
+            switch value {
+            case .data(let d) where d.isEmpty || d.count == 16: return
+            case .null, .uuid: return
+            default: throw .param("kSecAttrMultiUser has a wrong value")
+            }
+        case "accc":
+            guard case .accessControl(let control) = value else { throw .param("kSecAttrAccessControl is not a SecAccessControl") }
+            accessControl = control
+            return
+        case "tomb":
+            guard let flag = value.looseBoolean else { throw .param("kSecAttrTombstone is not a boolean") }
+            tombstone = flag
+            return
+        case "sync":
+            if case .string("syna") = value { matchAnySynchronizable = true; return }
+            guard let flag = value.looseBoolean ?? (value.attributeValue(for: .number).flatMap { v -> Bool? in
+                if case .number(let n) = v, n == 0 || n == 1 { return n == 1 } else { return nil }
+            }) else { throw .param("kSecAttrSynchronizable is not a boolean") }
+            attributes["sync"] = .number(flag ? 1 : 0)
+            return
+        default:
+            break
+        }
+        if itemClass == .internetPassword, Self.privateDataAttributes.contains(key) {
+            throw SecStatusError(errSecMissingEntitlement, "internet passwords' extra data fields need a private entitlement")
+        }
+        guard let attribute = itemClass.schema[key] else {
+            throw SecStatusError(errSecNoSuchAttr, "the item class has no attribute \(key)")
+        }
+        guard let converted = value.attributeValue(for: attribute.kind) else {
+            throw .param("attribute \(key) has a value of the wrong type")
+        }
+        attributes[key] = converted
+    }
+
+    private mutating func readMatch(_ key: String, _ value: IncomingValue) throws(SecStatusError) {
+        matchKeys.insert(key)
+        switch key {
+        case "m_Limit":
+            switch value {
+            case .string("m_LimitOne"): limit = .one
+            case .string("m_LimitAll"): limit = .all
+            case .number(let n, false) where n == -1: limit = .all
+            case .number(let n, false) where n >= 0 && n <= Int64(Int32.max): limit = n == 1 ? .one : .count(Int(n))
+            default: throw .param("kSecMatchLimit has a value that is not a limit")
+            }
+        case "m_HostOrSubdomainOfHost":
+            guard case .string(let host) = value else { throw .param("kSecMatchHostOrSubdomainOfHost is not a string") }
+            guard itemClass == .internetPassword else {
+                throw SecStatusError(errSecUnimplemented, "kSecMatchHostOrSubdomainOfHost applies to internet passwords only")
+            }
+            hostOrSubdomain = host
+        case "m_Issuers", "m_Policy":
+            throw SecStatusError(errSecUnimplemented, "\(key) applies to certificates and identities only")
+        default:
+            break  // recorded and ignored, as Apple's data-protection keychain does (kSecMatchCaseInsensitive too)
+        }
+    }
+
+    private mutating func readReturn(_ key: String, _ value: IncomingValue) throws(SecStatusError) {
+        guard let flag = value.strictBoolean else { throw .param("\(key) is not a boolean") }
+        switch key {
+        case "r_Data": returns.data = flag
+        case "r_Attributes": returns.attributes = flag
+        case "r_Ref": returns.ref = flag
+        case "r_PersistentRef": returns.persistentRef = flag
+        default: throw .param("unknown return key")
+        }
+    }
+
+    private mutating func readUse(_ key: String, _ value: IncomingValue, _ operation: SecItemOperation) throws(SecStatusError) {
+        switch key {
+        case "u_ItemList": useItemList = true
+        case "u_Tomb":
+            guard let flag = value.looseBoolean else { throw .param("kSecUseTombstones is not a boolean") }
+            useTombstones = flag
+        case "u_AuthUI":
+            switch value {
+            case .string("u_AuthUIS"): authenticationUISkip = true
+            case .string("u_AuthUIA"), .string("u_AuthUIF"): break
+            default: throw .param("kSecUseAuthenticationUI has a value that is not a UI mode")
+            }
+        default:
+            guard Self.ignoredUseKeys.contains(key) else { throw .param("unknown kSecUse key") }
+        }
+    }
+
+    private mutating func readValue(_ key: String, _ value: IncomingValue) throws(SecStatusError) {
+        switch key {
+        case "v_Data":
+            guard case .data(let data) = value else { throw .param("kSecValueData is not data") }
+            valueData = data
+        case "v_PersistentRef": break  // read before the walk
+        case "v_Ref": throw .param("kSecValueRef holds no object of a class this keychain stores")
+        default: throw .param("unknown kSecValue key")
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import KeychainStore
+
+/// Which public function a dictionary was given to; the key rules differ slightly.
+enum SecItemOperation: Sendable {
+    case add, copyMatching, update, delete
+}
+
+/// `kSecMatchLimit`'s meaning.
+enum MatchLimit: Equatable, Sendable {
+    case one
+    case all
+    case count(Int)
+
+    /// A limit that asks for an array, not a single object.
+    var isMultiple: Bool {
+        switch self {
+        case .one: return false
+        case .all: return true
+        case .count(let n): return n != 1
+        }
+    }
+
+    var maximum: Int? {
+        switch self {
+        case .one: return 1
+        case .all: return nil
+        case .count(let n): return n
+        }
+    }
+}
+
+/// Which `kSecReturn*` keys were set.
+struct ReturnFlags: Equatable, Sendable {
+    var data = false
+    var attributes = false
+    var ref = false
+    var persistentRef = false
+
+    var count: Int { [data, attributes, ref, persistentRef].filter { $0 }.count }
+}
+
+/// A query or attribute dictionary, read and checked once by the key grammar of Apple's
+/// `query_applier` (spec 1.9).
+struct ItemDictionary {
+    var itemClass: ItemClass
+    /// Attributes by wire name, converted to their kinds. Never includes `kSecValueData`.
+    var attributes: [String: AttributeValue] = [:]
+    var accessControl: SecAccessControl?
+    var tombstone: Bool?
+    var matchAnySynchronizable = false
+    var returns = ReturnFlags()
+    var limit: MatchLimit = .one
+    /// Every `kSecMatch*` key present (they make Update and Delete fail).
+    var matchKeys: Set<String> = []
+    var hostOrSubdomain: String?
+    var valueData: Data?
+    var persistentReference: PersistentReference?
+    var useItemList = false
+    var useTombstones: Bool?
+    var authenticationUISkip = false
+
+    /// Reads `dictionary`; throws the status Apple returns for the first thing wrong with it.
+    init(_ dictionary: CFDictionary, for operation: SecItemOperation) throws(SecStatusError) {
+        let entries = try Self.entries(of: dictionary)
+        guard entries.count <= 128 else { throw .param("too many keys in the dictionary") }
+        let persistentRef = try entries["v_PersistentRef"].map(Self.persistentReference)
+        itemClass = try Self.itemClass(entries["class"], reference: persistentRef)
+        persistentReference = persistentRef
+        for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
+            try read(key, IncomingValue(value), operation)
+        }
+        try check(for: operation)
+    }
+
+    /// The dictionary's entries with `String` keys; any other kind of key is errSecParam.
+    private static func entries(of dictionary: CFDictionary) throws(SecStatusError) -> [String: Any] {
+        var result: [String: Any] = [:]
+        for (key, value) in dictionary {
+            guard let name = key as? String else { throw .param("a dictionary key is not a string") }
+            result[name] = value
+        }
+        return result
+    }
+
+    private static func itemClass(_ value: Any?, reference: PersistentReference?) throws(SecStatusError) -> ItemClass {
+        guard let value else {
+            guard let reference else { throw .param("kSecClass is missing") }
+            return reference.itemClass
+        }
+        guard case .string(let name) = IncomingValue(value) else { throw .param("kSecClass is not a string") }
+        if let itemClass = ItemClass(rawValue: name) { return itemClass }
+        if ["cert", "keys", "idnt"].contains(name) {
+            throw SecStatusError(errSecUnimplemented, "certificates, keys and identities are not stored yet")
+        }
+        throw SecStatusError(errSecNoSuchClass, "kSecClass names no item class")
+    }
+
+    private static func persistentReference(_ value: Any) throws(SecStatusError) -> PersistentReference {
+        guard case .data(let bytes) = IncomingValue(value), let reference = PersistentReference(bytes) else {
+            throw .param("kSecValuePersistentRef is not a persistent reference")
+        }
+        return reference
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import KeychainStore
+
+/// Shapes items into what the caller asked for (spec 2.4.3).
+///
+/// One return key gives `Data` (secret or persistent reference) or an attribute dictionary;
+/// several give a dictionary; a multi-item limit gives an array. Dictionary keys are Swift
+/// `String`s so that both `[String: Any]` and `[AnyHashable: Any]` look-ups work on Linux.
+struct ResultBuilder {
+    let returns: ReturnFlags
+    /// Add returns only Apple's "A" attributes, without `tomb` and `musr`.
+    let forAdd: Bool
+
+    /// The element for one item, or nil where Apple produces none (data asked for, none stored;
+    /// a ref asked for on a password class).
+    func element(for item: StoredItem) -> Any? {
+        if returns.count == 1 && !returns.attributes {
+            if returns.data { return item.secret.map { NSData(data: $0) } }
+            if returns.persistentRef { return NSData(data: item.persistentReference.bytes) }
+            return nil  // kSecReturnRef alone: password items have no ref object (iOS)
+        }
+        var dictionary: [String: Any] = [:]
+        if returns.attributes { dictionary = attributes(of: item) }
+        if returns.data, let secret = item.secret { dictionary["v_Data"] = secret }
+        if returns.persistentRef { dictionary["v_PersistentRef"] = item.persistentReference.bytes }
+        if returns.ref { dictionary["class"] = item.itemClass.rawValue }
+        return NSDictionary(dictionary: dictionary)
+    }
+
+    /// The item's attributes as Apple returns them.
+    func attributes(of item: StoredItem) -> [String: Any] {
+        var dictionary: [String: Any] = [:]
+        for (name, value) in item.attributes {
+            dictionary[name] = Self.bridge(value)
+        }
+        if let protection = item.attributes["pdmn"]?.utf8String {
+            let flags = SecAccessControlCreateFlags(rawValue: CFOptionFlags(item.accessControlFlags ?? 0))
+            dictionary["accc"] = SecAccessControl(protection: protection, flags: flags)
+        }
+        if !forAdd {
+            dictionary["tomb"] = NSNumber(value: item.isTombstone ? 1 : 0)
+            dictionary["musr"] = Data()
+        }
+        return dictionary
+    }
+
+    static func bridge(_ value: AttributeValue) -> Any {
+        switch value {
+        case .string(let s): return s
+        case .data(let d): return d
+        case .number(let n): return NSNumber(value: n)
+        case .date(let d): return d
+        }
+    }
+
+    /// The whole result: one element, or an array for a multi-item limit. Nil: leave `*result`.
+    func result(for items: [StoredItem], limit: MatchLimit) -> AnyObject? {
+        if limit.isMultiple {
+            return NSArray(array: returns.count == 0 ? [] : items.compactMap(element(for:)))
+        }
+        guard let first = items.first, returns.count > 0 else { return nil }
+        return element(for: first) as AnyObject?
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+import KeychainServices
+import KeychainStore
+
+/// Sets this process's access groups, in order; the first is where items are added by default.
+///
+/// Linux has no signed entitlements, so a process declares its groups itself (the name is that of
+/// Apple's own test interface). The list replaces the one from `KEYHAVEN_ACCESS_GROUPS` or the
+/// default (one group named after the executable). Include `"*"` to see every group's items.
+/// Elements that are not strings are ignored.
+public func SecAccessGroupsSetCurrent(_ accessGroups: CFArray) {
+    let groups = accessGroups.compactMap { $0 as? String }
+    AccessGroupConfiguration.set(groups)
+}
+
+/// This process's access groups, in order.
+public func SecAccessGroupsGetCurrent() -> CFArray {
+    NSArray(array: AccessGroupConfiguration.current())
+}
