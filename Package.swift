@@ -55,14 +55,21 @@ let package = Package(
             dependencies: ["KeychainServices", "KeychainServicesExtras"],
             swiftSettings: strictSwift
         ),
+        // Shared by the test targets: a fresh keychain home per test, one test at a time.
+        .target(
+            name: "KeychainTestSupport",
+            dependencies: ["KeychainStore", "KeychainServicesExtras"],
+            path: "Tests/KeychainTestSupport",
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "KeychainStoreTests",
-            dependencies: ["KeychainStore"],
+            dependencies: ["KeychainStore", "KeychainTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "KeychainServicesTests",
-            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "keyhaven-test-helper"],
+            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper"],
             swiftSettings: strictSwift
         ),
     ]

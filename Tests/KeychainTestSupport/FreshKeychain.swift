@@ -1,0 +1,75 @@
+import Foundation
+import KeychainServicesExtras
+import KeychainStore
+import Testing
+
+/// The keychain home of the running test.
+public struct TestHome: Sendable {
+    /// The folder `KEYHAVEN_HOME` points at for this test.
+    public let path: String
+    /// The default keychain file in it.
+    public var keychainPath: String { path + "/login.keychain-db" }
+
+    /// The home of the test that is running now.
+    @TaskLocal public static var current: TestHome?
+}
+
+/// Gives every test it applies to a fresh, empty keychain home and runs tests one at a time.
+///
+/// `KEYHAVEN_HOME` and the access-group list are process-wide, and every test target runs in one
+/// process, so tests that use them must not overlap: a process-wide lock serializes them. The
+/// home is a new temporary folder, removed afterwards; no test ever sees a real keychain.
+public struct FreshKeychainTrait: TestTrait, SuiteTrait, TestScoping {
+    public let accessGroups: [String]
+    public var isRecursive: Bool { true }
+
+    public func provideScope(for test: Test, testCase: Test.Case?,
+                             performing function: @Sendable () async throws -> Void) async throws {
+        guard !test.isSuite else { return try await function() }
+        await TestLock.shared.acquire()
+        defer { Task { await TestLock.shared.release() } }
+        let home = try TemporaryFolder.make(prefix: "keyhaven-test")
+        setenv("KEYHAVEN_HOME", home, 1)
+        KeychainRegistry.shared.closeAll()
+        SecAccessGroupsSetCurrent(NSArray(array: accessGroups))
+        defer {
+            KeychainRegistry.shared.closeAll()
+            try? FileManager.default.removeItem(atPath: home)
+        }
+        try await TestHome.$current.withValue(TestHome(path: home)) { try await function() }
+    }
+}
+
+extension Trait where Self == FreshKeychainTrait {
+    /// A fresh keychain home for each test, with the given access groups (first = default).
+    public static func freshKeychain(accessGroups: [String] = ["test.group.a", "test.group.b"]) -> Self {
+        FreshKeychainTrait(accessGroups: accessGroups)
+    }
+}
+
+/// A lock that suspends instead of blocking a thread.
+actor TestLock {
+    static let shared = TestLock()
+    private var held = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        if !held { held = true; return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func release() {
+        if waiters.isEmpty { held = false } else { waiters.removeFirst().resume() }
+    }
+}
+
+/// Temporary folders made with mkdtemp (0700).
+public enum TemporaryFolder {
+    public static func make(prefix: String) throws -> String {
+        var template = Array((NSTemporaryDirectory() + "/\(prefix).XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        return String(cString: made)
+    }
+}
