@@ -27,10 +27,12 @@ enum KeychainFile {
             try FileSecurity.ensurePrivateDirectory(parentFolder(of: path))
             try build(path: path, home: home)
         }
-        let deviceKey = try DeviceKey.load(home: home, create: false)
         let connection = try SQLiteConnection(path: path, create: false)
-        try configure(connection)
+        // Check before configuring: setting the journal mode writes, and a failed open of a file
+        // that is not a keychain (or is empty) must leave it exactly as it was.
         let keychainID = try validateHeader(connection)
+        try configure(connection)
+        let deviceKey = try DeviceKey.load(home: home, create: false)
         let keys = try Keybag.open(in: connection, keychainID: keychainID, deviceKey: deviceKey)
         return Opened(connection: connection, keychainID: keychainID, keys: keys)
     }
