@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import KeychainStore
+
+@Suite struct CodecTests {
+    static let sample: [String: AttributeValue] = [
+        "acct": .string("alice"), "svce": .data(Data([0, 1, 2, 255])), "port": .number(-443),
+        "cdat": .date(Date(timeIntervalSinceReferenceDate: 123_456.789)), "labl": .string("ünïcödé ✓"), "gena": .data(Data()),
+    ]
+
+    @Test("Metadata round-trips every kind of value, with and without an access control")
+    func metadataRoundTrip() throws {
+        for flags in [nil, UInt64(1 << 31 | 1)] as [UInt64?] {
+            let metadata = ItemMetadata(attributes: Self.sample, secretTag: Data(repeating: 9, count: 16), hasSecret: true,
+                                        accessControlFlags: flags)
+            #expect(try ItemMetadata(decoding: metadata.encoded()) == metadata)
+        }
+    }
+
+    @Test("Encoding is deterministic (sorted names)")
+    func deterministic() {
+        let a = ItemMetadata(attributes: Self.sample, secretTag: Data(count: 16), hasSecret: false, accessControlFlags: nil)
+        var reversed: [String: AttributeValue] = [:]
+        for key in Self.sample.keys.sorted().reversed() { reversed[key] = Self.sample[key] }
+        let b = ItemMetadata(attributes: reversed, secretTag: Data(count: 16), hasSecret: false, accessControlFlags: nil)
+        #expect(a.encoded() == b.encoded())
+    }
+
+    @Test("Every truncation of an encoding is refused with .decode, never a crash")
+    func truncations() {
+        let bytes = ItemMetadata(attributes: Self.sample, secretTag: Data(count: 16), hasSecret: true, accessControlFlags: 5).encoded()
+        for length in 0..<bytes.count {
+            #expect(throws: StoreError.self) { try ItemMetadata(decoding: Array(bytes.prefix(length))) }
+        }
+        #expect(throws: StoreError.self) { try ItemMetadata(decoding: bytes + [0]) }
+    }
+
+    @Test("Random bytes never crash the decoders")
+    func randomInput() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let count = Int.random(in: 0..<200, using: &generator)
+            var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            if !bytes.isEmpty && Bool.random() { bytes[0] = 1 }
+            _ = try? ItemMetadata(decoding: bytes)
+            _ = try? Padding.unpad(bytes)
+            _ = PersistentReference(Data(bytes))
+        }
+    }
+
+    @Test("Padding hides the exact length and round-trips; non-zero padding is refused")
+    func padding() throws {
+        for length in [0, 1, 27, 28, 29, 100] {
+            let content = [UInt8](repeating: 0xAB, count: length)
+            let padded = Padding.pad(content, block: 32)
+            #expect(padded.count % 32 == 0)
+            #expect(try Padding.unpad(padded) == content)
+        }
+        #expect(Padding.pad([1], block: 32).count == Padding.pad([UInt8](repeating: 1, count: 20), block: 32).count)
+        var bad = Padding.pad([1, 2, 3], block: 32)
+        bad[bad.count - 1] = 1
+        #expect(throws: StoreError.self) { try Padding.unpad(bad) }
+    }
+
+    @Test("Persistent references parse in both forms and refuse anything else")
+    func persistentReferences() {
+        let uuid = Data(repeating: 3, count: 16)
+        #expect(PersistentReference(Data("genp".utf8) + uuid) == .uuid(.genericPassword, uuid))
+        #expect(PersistentReference(Data("inet".utf8) + Data([0, 0, 0, 0, 0, 0, 1, 2])) == .rowID(.internetPassword, 258))
+        #expect(PersistentReference.uuid(.genericPassword, uuid).bytes == Data("genp".utf8) + uuid)
+        #expect(PersistentReference(Data("cert".utf8) + uuid) == nil)
+        #expect(PersistentReference(Data("genp".utf8) + uuid.prefix(15)) == nil)
+        #expect(PersistentReference(Data()) == nil)
+    }
+
+    @Test("Match keys: a string and data with the same bytes are equal; numbers by value; kinds apart")
+    func matchKeys() {
+        #expect(AttributeValue.string("foo").matchKey(for: .blob) == AttributeValue.data(Data("foo".utf8)).matchKey(for: .blob))
+        #expect(AttributeValue.string("foo").matchKey(for: .blob) != AttributeValue.string("FOO").matchKey(for: .blob))
+        #expect(AttributeValue.number(80).matchKey(for: .number) != AttributeValue.string("http").matchKey(for: .number))
+        #expect(AttributeValue.number(1).matchKey(for: .blob) == AttributeValue.data(Data([1, 0, 0, 0])).matchKey(for: .blob))
+    }
+}

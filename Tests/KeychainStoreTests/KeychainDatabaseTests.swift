@@ -1,0 +1,68 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+@testable import KeychainStore
+
+/// The engine's typed API, below the Apple mirror.
+@Suite(.freshKeychain())
+struct KeychainDatabaseTests {
+    let caller = Caller(accessGroups: ["g1", "g2"])
+
+    func database() throws -> KeychainDatabase { try KeychainRegistry.shared.defaultKeychain() }
+
+    @Test("Add applies Apple's defaults")
+    func defaults() throws {
+        let item = try database().add(NewItem(itemClass: .internetPassword, attributes: [:], secret: nil), caller: caller)
+        #expect(item.attributes["agrp"] == .string("g1"))
+        #expect(item.attributes["pdmn"] == .string("ak"))
+        #expect(item.attributes["sync"] == .number(0))
+        #expect(item.attributes["acct"] == .string(""))
+        #expect(item.attributes["ptcl"] == .number(0))
+        #expect(item.attributes["port"] == .number(0))
+        #expect(item.attributes["vwht"] == nil)
+        #expect(item.attributes["sha1"].map { if case .data(let d) = $0 { d.count } else { 0 } } == 20)
+        #expect(item.attributes["cdat"] == item.attributes["mdat"])
+    }
+
+    @Test("The keyed hashes differ between keychains (a per-keychain index key)")
+    func indexKeyPerKeychain() throws {
+        _ = try database().add(NewItem(itemClass: .genericPassword, attributes: ["acct": .string("same")], secret: nil), caller: caller)
+        let first = try SQLiteConnection(path: TestHome.current!.keychainPath, create: false)
+            .prepare("SELECT a_acct FROM genp").rows()[0][0]
+        let other = try TemporaryFolder.make(prefix: "keyhaven-other")
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        let home = KeychainHome(path: other)
+        let second = try KeychainDatabase(path: home.defaultKeychainPath, home: home, create: true)
+        _ = try second.add(NewItem(itemClass: .genericPassword, attributes: ["acct": .string("same")], secret: nil), caller: caller)
+        let hash = try SQLiteConnection(path: home.defaultKeychainPath, create: false).prepare("SELECT a_acct FROM genp").rows()[0][0]
+        #expect(first != hash)
+    }
+
+    @Test("find with a limit stops early; nil limit returns all in insertion order")
+    func limits() throws {
+        let db = try database()
+        for name in ["c", "a", "b"] {
+            _ = try db.add(NewItem(itemClass: .genericPassword, attributes: ["acct": .string(name)], secret: Data(name.utf8)), caller: caller)
+        }
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.limit = 2
+        #expect(try db.find(query, caller: caller, withSecrets: false).count == 2)
+        query.limit = nil
+        let all = try db.find(query, caller: caller, withSecrets: true)
+        #expect(all.map(\.secret) == ["c", "a", "b"].map { Data($0.utf8) })
+    }
+
+    @Test("Errors carry codes and never the values involved")
+    func errorsCarryNoValues() throws {
+        let db = try database()
+        let item = NewItem(itemClass: .genericPassword, attributes: ["acct": .string("very-private-name")], secret: Data("pw".utf8))
+        _ = try db.add(item, caller: caller)
+        do {
+            _ = try db.add(item, caller: caller)
+            Issue.record("a duplicate was added")
+        } catch {
+            #expect(error.code == .duplicateItem)
+            #expect(!"\(error)".contains("very-private-name"))
+        }
+    }
+}
