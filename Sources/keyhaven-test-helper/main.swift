@@ -4,12 +4,22 @@
 //   keyhaven-test-helper add PREFIX COUNT        adds PREFIX-0 ... PREFIX-(COUNT-1) (data = name)
 //   keyhaven-test-helper read PREFIX COUNT       checks each item's data, prints "ok N"
 //   keyhaven-test-helper churn PREFIX COUNT      add, update, read, delete each item in turn
+//   keyhaven-test-helper fill PREFIX COUNT       limits file sizes (RLIMIT_FSIZE) to just above the
+//                                                keychain's, then adds 64 KiB items until one fails,
+//                                                then reads back every item it added;
+//                                                prints "added N status S verified V"
+//   keyhaven-test-helper fillfs PREFIX COUNT     the same without the limit (for a small file system)
+//   keyhaven-test-helper groups - 0              prints the access groups from the environment
 import Foundation
 import KeychainServices
 import KeychainServicesExtras
 
-SecAccessGroupsSetCurrent(["multi.process.group"] as CFArray)
 let arguments = CommandLine.arguments
+if arguments.count > 1, arguments[1] == "groups" {
+    print((SecAccessGroupsGetCurrent() as? [String] ?? []).joined(separator: ","))
+    exit(0)
+}
+SecAccessGroupsSetCurrent(["multi.process.group"] as NSArray)
 guard arguments.count == 4, let count = Int(arguments[3]) else {
     FileHandle.standardError.write(Data("usage: keyhaven-test-helper add|read|churn PREFIX COUNT\n".utf8))
     exit(2)
@@ -34,6 +44,34 @@ func read(_ account: String) -> Data? {
     guard status == errSecSuccess else { fail("read \(account)", status) }
     return result as? Data
 }
+
+/// Adds items until the file-size limit makes one fail; reports how many were acknowledged.
+func fill() -> Never {
+    var seed = query("\(prefix)-seed")
+    seed[kSecValueData as String] = Data("seed".utf8)
+    guard SecItemAdd(seed as CFDictionary, nil) == errSecSuccess else { fail("seed", -1) }
+    let home = ProcessInfo.processInfo.environment["KEYHAVEN_HOME"]!
+    let sizes = ["", "-wal", "-shm"].compactMap {
+        (try? FileManager.default.attributesOfItem(atPath: home + "/login.keychain-db" + $0))?[.size] as? Int
+    }
+    if mode == "fill" {
+        signal(SIGXFSZ, SIG_IGN)
+        var limit = rlimit(rlim_cur: rlim_t(sizes.max()! + 256 * 1024), rlim_max: rlim_t.max)
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+    }
+    var added = 0, status = errSecSuccess
+    while added < count {
+        var item = query("\(prefix)-\(added)")
+        item[kSecValueData as String] = Data(repeating: UInt8(added % 256), count: 64 * 1024)
+        status = SecItemAdd(item as CFDictionary, nil)
+        if status != errSecSuccess { break }
+        added += 1
+    }
+    let verified = (0..<added).filter { read("\(prefix)-\($0)") == Data(repeating: UInt8($0 % 256), count: 64 * 1024) }.count
+    print("added \(added) status \(status) verified \(verified)")
+    exit(0)
+}
+if mode == "fill" || mode == "fillfs" { fill() }
 
 var checked = 0
 for i in 0..<count {

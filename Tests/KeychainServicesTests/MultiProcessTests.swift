@@ -1,6 +1,7 @@
 import Foundation
 import KeychainServices
 import KeychainServicesExtras
+import KeychainStore
 import KeychainTestSupport
 import Testing
 
@@ -66,5 +67,92 @@ struct MultiProcessTests {
         #expect(add(genericPassword("mine")) == errSecSuccess)
         #expect(Self.finish(try Self.start(["add", "late", "3"])).0 == 0)
         #expect(secret([K.class: kSecClassGenericPassword, K.service: "multi", K.account: "late-2"]) == Data("late-2"))
+    }
+}
+
+/// Faults and configuration that need a process of their own.
+@Suite(.freshKeychain(accessGroups: ["multi.process.group"]))
+struct ProcessFaultTests {
+    /// Parses the helper's "added N status S verified V".
+    static func fillReport(_ output: String) throws -> (added: Int, status: OSStatus, verified: Int) {
+        let parts = output.split(separator: " ")
+        try #require(parts.count == 6 && parts[0] == "added", "unexpected helper output: \(output)")
+        return (try #require(Int(parts[1])), try #require(OSStatus(parts[3])), try #require(Int(parts[5])))
+    }
+
+    @Test("A file-size limit mid-write fails the add; acknowledged items survive and the file stays sound")
+    func fileSizeLimit() throws {
+        let (exit, output) = MultiProcessTests.finish(try MultiProcessTests.start(["fill", "f", "200"]))
+        #expect(exit == 0)
+        let report = try Self.fillReport(output)
+        // EFBIG (the limit) is an I/O error to SQLite; ENOSPC (a full disk, next test) is SQLITE_FULL.
+        #expect([errSecDiskFull, errSecIO].contains(report.status))
+        #expect(report.added < 200)
+        #expect(report.verified == report.added)
+        for i in 0..<report.added {
+            #expect(secret([K.class: kSecClassGenericPassword, K.service: "multi", K.account: "f-\(i)"])
+                    == Data(repeating: UInt8(i % 256), count: 64 * 1024))
+        }
+        #expect(copy([K.class: kSecClassGenericPassword, K.service: "multi", K.account: "f-\(report.added)"]).0 == errSecItemNotFound)
+        #expect(try KeychainRegistry.shared.defaultKeychain().integrityCheck() == "ok")
+        #expect(add(genericPassword("after the fault")) == errSecSuccess)
+    }
+
+    /// Whether this machine lets an unprivileged process mount a file system of its own.
+    static let canMountPrivately: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        probe.arguments = ["-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /tmp 2>/dev/null"]
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }()
+
+    @Test("A full disk (ENOSPC on a 768 KiB tmpfs) is errSecDiskFull and loses nothing acknowledged",
+          .enabled(if: canMountPrivately, "needs unshare -rm (user and mount namespaces)"))
+    func diskFull() throws {
+        let folder = try TemporaryFolder.make(prefix: "keyhaven-full")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-rm", "sh", "-c", "mount -t tmpfs -o size=768k tmpfs \"$0\" && KEYHAVEN_HOME=\"$0\" \"$1\" fillfs f 200",
+                             folder, MultiProcessTests.helper.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let report = try Self.fillReport(output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(report.status == errSecDiskFull)
+        #expect(report.added > 0 && report.added < 200)
+        #expect(report.verified == report.added)
+    }
+
+    @Test("KEYHAVEN_ACCESS_GROUPS sets a process's groups; without it, one group named after the executable")
+    func accessGroupsFromEnvironment() throws {
+        let process = Process()
+        process.executableURL = MultiProcessTests.helper
+        process.arguments = ["groups", "-", "0"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYHAVEN_ACCESS_GROUPS"] = "TEAM.app.one, TEAM.shared,,"
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        process.waitUntilExit()
+        #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "TEAM.app.one,TEAM.shared\n")
+
+        environment["KEYHAVEN_ACCESS_GROUPS"] = nil
+        let plain = Process()
+        plain.executableURL = MultiProcessTests.helper
+        plain.arguments = ["groups", "-", "0"]
+        plain.environment = environment
+        let plainPipe = Pipe()
+        plain.standardOutput = plainPipe
+        try plain.run()
+        plain.waitUntilExit()
+        #expect(String(decoding: plainPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "keyhaven-test-helper\n")
     }
 }
