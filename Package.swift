@@ -74,3 +74,11 @@ let package = Package(
         ),
     ]
 )
+
+#if os(Linux)
+// On Linux, code written for Apple platforms says `import Security`: give it the mirror under that
+// name, so wrappers build without edits. (On Apple platforms the name belongs to Apple's framework.)
+package.products.append(.library(name: "Security", targets: ["Security"]))
+package.targets.append(.target(name: "Security", dependencies: ["KeychainServices"], swiftSettings: strictSwift))
+package.targets.first { $0.name == "KeychainServicesTests" }?.dependencies.append("Security")
+#endif
