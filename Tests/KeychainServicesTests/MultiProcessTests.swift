@@ -14,13 +14,15 @@ struct MultiProcessTests {
             .appendingPathComponent("keyhaven-test-helper")
     }
 
-    /// Starts the helper with `arguments` in the test's keychain home.
-    static func start(_ arguments: [String]) throws -> (Process, Pipe) {
+    /// Starts the helper with `arguments` in the test's keychain home, with `changes` made to
+    /// the environment (nil removes a variable).
+    static func start(_ arguments: [String], environment changes: [String: String?] = [:]) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = helper
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["KEYHAVEN_HOME"] = TestHome.current!.path
+        for (name, value) in changes { environment[name] = value }
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
@@ -39,7 +41,7 @@ struct MultiProcessTests {
         #expect(FileManager.default.isExecutableFile(atPath: Self.helper.path), "build the helper: swift build")
         // Create the keychain first, so the processes race on writes, not on creation.
         #expect(add(genericPassword("seed")) == errSecSuccess)
-        let jobs = try [["add", "p1", "60"], ["add", "p2", "60"], ["churn", "c1", "30"], ["churn", "c2", "30"]].map(Self.start)
+        let jobs = try [["add", "p1", "60"], ["add", "p2", "60"], ["churn", "c1", "30"], ["churn", "c2", "30"]].map { try Self.start($0) }
         let results = jobs.map(Self.finish)
         #expect(results.map(\.0) == [0, 0, 0, 0])
         #expect(results.map(\.1) == ["ok 60", "ok 60", "ok 30", "ok 30"])
@@ -54,7 +56,7 @@ struct MultiProcessTests {
 
     @Test("Two processes creating the same new keychain at once end with one keychain both can use")
     func concurrentCreation() throws {
-        let jobs = try [["add", "x", "5"], ["add", "y", "5"], ["add", "z", "5"]].map(Self.start)
+        let jobs = try [["add", "x", "5"], ["add", "y", "5"], ["add", "z", "5"]].map { try Self.start($0) }
         let results = jobs.map(Self.finish)
         #expect(results.map(\.0) == [0, 0, 0])
         for prefix in ["x", "y", "z"] {
@@ -132,27 +134,11 @@ struct ProcessFaultTests {
 
     @Test("KEYHAVEN_ACCESS_GROUPS sets a process's groups; without it, one group named after the executable")
     func accessGroupsFromEnvironment() throws {
-        let process = Process()
-        process.executableURL = MultiProcessTests.helper
-        process.arguments = ["groups", "-", "0"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["KEYHAVEN_ACCESS_GROUPS"] = "TEAM.app.one, TEAM.shared,,"
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        process.waitUntilExit()
-        #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "TEAM.app.one,TEAM.shared\n")
-
-        environment["KEYHAVEN_ACCESS_GROUPS"] = nil
-        let plain = Process()
-        plain.executableURL = MultiProcessTests.helper
-        plain.arguments = ["groups", "-", "0"]
-        plain.environment = environment
-        let plainPipe = Pipe()
-        plain.standardOutput = plainPipe
-        try plain.run()
-        plain.waitUntilExit()
-        #expect(String(decoding: plainPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "keyhaven-test-helper\n")
+        let configured = MultiProcessTests.finish(try MultiProcessTests.start(
+            ["groups", "-", "0"], environment: ["KEYHAVEN_ACCESS_GROUPS": "TEAM.app.one, TEAM.shared,,"]))
+        #expect(configured.1 == "TEAM.app.one,TEAM.shared")
+        let plain = MultiProcessTests.finish(try MultiProcessTests.start(["groups", "-", "0"],
+                                                                        environment: ["KEYHAVEN_ACCESS_GROUPS": nil]))
+        #expect(plain.1 == "keyhaven-test-helper")
     }
 }

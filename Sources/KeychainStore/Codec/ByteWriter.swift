@@ -4,6 +4,8 @@ import FoundationEssentials
 struct ByteWriter {
     private(set) var bytes: [UInt8] = []
 
+    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
     mutating func u8(_ v: UInt8) { bytes.append(v) }
     mutating func u16(_ v: UInt16) { bytes.append(UInt8(v & 0xFF)); bytes.append(UInt8(v >> 8)) }
     mutating func u32(_ v: UInt32) { for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }

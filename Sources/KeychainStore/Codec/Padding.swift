@@ -2,10 +2,12 @@
 /// `block` bytes, so a ciphertext's size tells only roughly how long a secret is.
 enum Padding {
     static func pad(_ content: [UInt8], block: Int) -> [UInt8] {
-        var writer = ByteWriter()
+        // One allocation of the final size, so no partial copy of the content is left behind
+        // in a buffer that grew.
+        let total = (4 + content.count + block - 1) / block * block
+        var writer = ByteWriter(capacity: total)
         writer.u32(UInt32(content.count))
         writer.raw(content)
-        let total = (writer.bytes.count + block - 1) / block * block
         writer.raw(repeatElement(0, count: total - writer.bytes.count))
         return writer.bytes
     }

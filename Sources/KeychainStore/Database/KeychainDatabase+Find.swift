@@ -51,7 +51,8 @@ extension KeychainDatabase.Session {
         return caller.isUnrestricted ? nil : groups
     }
 
-    /// Runs the query and decrypts what it finds. Stops once `query.limit` items are readable.
+    /// Runs the query and decrypts what it finds, row by row; stops once `query.limit` items are
+    /// readable, so a limited query never reads more rows than it needs.
     func select(_ query: ItemQuery, groups: [String]?, caller: Caller, withSecrets: Bool) throws(StoreError) -> [RowMatch] {
         let itemClass = query.itemClass
         if let reference = query.persistentReference, reference.itemClass != itemClass { return [] }
@@ -79,22 +80,21 @@ extension KeychainDatabase.Session {
         }
         let sql = "SELECT rowid, persistref, keyclass, tomb, metadata, secret FROM \(itemClass.rawValue) WHERE "
             + conditions.joined(separator: " AND ") + " ORDER BY rowid"
-        let rows = try connection.prepare(sql).rows(values)
-
         var matches: [RowMatch] = []
         var readable = 0
-        for row in rows {
-            if let limit = query.limit, readable >= limit { break }
+        try connection.prepare(sql).forEachRow(values) { (row) throws(StoreError) -> Bool in
+            if let limit = query.limit, readable >= limit { return false }
             let item: StoredItem
-            do {
+            do throws(StoreError) {
                 item = try openRow(itemClass, row, withSecret: withSecrets)
             } catch where error.code == .decode {
                 matches.append(.corrupt(rowID: row[0].integer ?? -1))
-                continue
+                return true
             }
-            guard Self.matches(item, criteria: criteria, query: query, caller: caller) else { continue }
+            guard Self.matches(item, criteria: criteria, query: query, caller: caller) else { return true }
             matches.append(.item(item))
             readable += 1
+            return true
         }
         return matches
     }

@@ -17,10 +17,10 @@ package struct KeychainHome: Sendable, Hashable {
     /// The home the environment selects, read anew on every call so a test can point each
     /// case at its own folder.
     package static func current() throws(StoreError) -> KeychainHome {
-        let env = ProcessInfo.processInfo.environment
-        if let home = env["KEYHAVEN_HOME"], !home.isEmpty { return KeychainHome(path: home) }
-        if let data = env["XDG_DATA_HOME"], data.hasPrefix("/") { return KeychainHome(path: data + "/keyhaven") }
-        guard let user = env["HOME"], !user.isEmpty else {
+        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+        if let home = variable("KEYHAVEN_HOME"), !home.isEmpty { return KeychainHome(path: home) }
+        if let data = variable("XDG_DATA_HOME"), data.hasPrefix("/") { return KeychainHome(path: data + "/keyhaven") }
+        guard let user = variable("HOME"), !user.isEmpty else {
             throw StoreError(.notAvailable, "no keychain home: set KEYHAVEN_HOME, XDG_DATA_HOME or HOME")
         }
         return KeychainHome(path: user + "/.local/share/keyhaven")

@@ -37,8 +37,9 @@ struct RowCipher {
     func sealSecret(_ secret: Data, tag: Data, keys: ClassKeys) throws(StoreError) -> Data {
         let itemKey = KeychainCrypto.randomKey()
         let wrapped = try KeychainCrypto.wrap(itemKey, under: keys.secretWrapping)
-        var plain = Padding.pad(Array(secret), block: 32)
-        defer { zeroize(&plain) }
+        var raw = Array(secret)
+        var plain = Padding.pad(raw, block: 32)
+        defer { zeroize(&raw); zeroize(&plain) }
         let sealed = try KeychainCrypto.seal(Data(plain), key: itemKey, context: context("secret", tag: tag))
         var blob = Data([1, UInt8(wrapped.count)])
         blob.append(wrapped)

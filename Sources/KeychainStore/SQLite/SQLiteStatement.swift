@@ -75,6 +75,16 @@ package final class SQLiteStatement {
         return result
     }
 
+    /// Runs a query and hands each row to `body` until it returns false or the rows run out.
+    package func forEachRow(_ values: [SQLiteValue] = [], _ body: ([SQLiteValue]) throws(StoreError) -> Bool) throws(StoreError) {
+        try bind(values)
+        defer { sqlite3_reset(stmt) }
+        let count = sqlite3_column_count(stmt)
+        while try step() {
+            guard try body((0..<count).map { column($0) }) else { return }
+        }
+    }
+
     private func column(_ index: Int32) -> SQLiteValue {
         switch sqlite3_column_type(stmt, index) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(stmt, index))
