@@ -132,6 +132,26 @@ struct ProcessFaultTests {
         #expect(report.verified == report.added)
     }
 
+    @Test("On a read-only file system an add is errSecReadOnly, and reading still works",
+          .enabled(if: canMountPrivately, "needs unshare -rm (user and mount namespaces)"))
+    func readOnlyFileSystem() throws {
+        #expect(MultiProcessTests.finish(try MultiProcessTests.start(["add", "a", "3"])).1 == "ok 3")
+        let home = TestHome.current!.path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-rm", "sh", "-c",
+                             "mount --bind \"$0\" \"$0\" && mount -o remount,ro,bind \"$0\" && "
+                                + "KEYHAVEN_HOME=\"$0\" \"$1\" add b 1; KEYHAVEN_HOME=\"$0\" \"$1\" read a 3",
+                             home, MultiProcessTests.helper.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(output == "error add b-0 \(errSecReadOnly)\nok 3\n")
+        #expect(copy([K.class: kSecClassGenericPassword, K.account: "b-0"]).0 == errSecItemNotFound)
+    }
+
     @Test("KEYHAVEN_ACCESS_GROUPS sets a process's groups; without it, one group named after the executable")
     func accessGroupsFromEnvironment() throws {
         let configured = MultiProcessTests.finish(try MultiProcessTests.start(
