@@ -29,6 +29,7 @@ let package = Package(
             dependencies: [
                 "CSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift
         ),

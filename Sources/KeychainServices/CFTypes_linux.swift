@@ -50,3 +50,20 @@ public func CFErrorGetCode(_ err: CFError!) -> CFIndex { err.code }
 public func CFErrorGetDomain(_ err: CFError!) -> CFErrorDomain! { NSString(string: err.domain) }
 /// The error's user-info dictionary.
 public func CFErrorCopyUserInfo(_ err: CFError!) -> CFDictionary! { NSDictionary(dictionary: err.userInfo) }
+
+/// A C boolean, as Apple's C APIs hand it to Swift.
+public struct DarwinBoolean: ExpressibleByBooleanLiteral, Sendable, Hashable, CustomStringConvertible {
+    private var value: UInt8
+
+    public init(_ value: Bool) { self.value = value ? 1 : 0 }
+    public init(booleanLiteral value: Bool) { self.init(value) }
+
+    /// The value as a Swift `Bool`.
+    public var boolValue: Bool { value != 0 }
+    public var description: String { boolValue.description }
+}
+
+extension Bool {
+    /// A Swift `Bool` from a C boolean.
+    public init(_ value: DarwinBoolean) { self = value.boolValue }
+}

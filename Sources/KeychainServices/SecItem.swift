@@ -19,7 +19,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
             item.accessControlFlags = UInt64(control.flags.rawValue)
         }
         let caller = AccessGroupConfiguration.currentCaller()
-        let stored = try engine { () throws(StoreError) in try KeychainRegistry.shared.defaultKeychain().add(item, caller: caller) }
+        let database = try SecItemTargets.forAdd(dictionary)
+        let stored = try engine { () throws(StoreError) in try database.add(item, caller: caller) }
         if let result, dictionary.returns.count > 0 {
             let builder = ResultBuilder(returns: dictionary.returns, forAdd: true)
             if let value = builder.result(for: [stored], limit: .one) { result.pointee = value }
@@ -36,9 +37,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(query, for: .copyMatching)
         let caller = AccessGroupConfiguration.currentCaller()
-        let items = try engine { () throws(StoreError) in
-            try KeychainRegistry.shared.defaultKeychain().find(dictionary.query, caller: caller, withSecrets: dictionary.returns.data)
-        }
+        let items = try SecItemTargets.find(dictionary, caller: caller)
         let builder = ResultBuilder(returns: dictionary.returns, forAdd: false)
         if let result, let value = builder.result(for: items, limit: dictionary.limit) { result.pointee = value }
     }
@@ -54,8 +53,8 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         let changes = try UpdateAttributes.changes(attributesToUpdate, itemClass: dictionary.itemClass,
                                                    querySync: dictionary.attributes["sync"])
         let caller = AccessGroupConfiguration.currentCaller()
-        _ = try engine { () throws(StoreError) in
-            try KeychainRegistry.shared.defaultKeychain().update(dictionary.query, with: changes, caller: caller)
+        try SecItemTargets.write(dictionary) { (database) throws(StoreError) in
+            try database.update(dictionary.query, with: changes, caller: caller)
         }
     }
 }
@@ -67,9 +66,8 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(query, for: .delete)
         let caller = AccessGroupConfiguration.currentCaller()
-        _ = try engine { () throws(StoreError) in
-            try KeychainRegistry.shared.defaultKeychain().delete(dictionary.query, caller: caller,
-                                                                  makeTombstones: dictionary.useTombstones == true)
+        try SecItemTargets.write(dictionary) { (database) throws(StoreError) in
+            try database.delete(dictionary.query, caller: caller, makeTombstones: dictionary.useTombstones == true)
         }
     }
 }

@@ -21,6 +21,8 @@ extension StoreError {
         case .dataTooLarge: return errSecDataTooLarge
         case .authFailed: return errSecAuthFailed
         case .unimplemented: return errSecUnimplemented
+        case .noSuchKeychain: return errSecNoSuchKeychain
+        case .duplicateKeychain: return errSecDuplicateKeychain
         default: return errSecInternal
         }
     }

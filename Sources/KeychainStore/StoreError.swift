@@ -9,7 +9,7 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case invalidParameter, noSuchAttribute, noSuchClass, duplicateItem, itemNotFound
             case missingEntitlement, interactionNotAllowed, notAvailable, decode
             case diskFull, io, readOnly, invalidKeychain, wrongVersion, dataTooLarge
-            case internalError, authFailed, unimplemented
+            case internalError, authFailed, unimplemented, noSuchKeychain, duplicateKeychain
         }
         fileprivate let base: Base
         package var description: String { base.rawValue }
@@ -48,6 +48,10 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let internalError = Code(base: .internalError)
         /// A password or other authentication was wrong.
         package static let authFailed = Code(base: .authFailed)
+        /// No keychain at the path.
+        package static let noSuchKeychain = Code(base: .noSuchKeychain)
+        /// A keychain already exists at the path.
+        package static let duplicateKeychain = Code(base: .duplicateKeychain)
         /// The operation is not implemented.
         package static let unimplemented = Code(base: .unimplemented)
     }

@@ -32,7 +32,7 @@ struct KeychainDatabaseTests {
         let other = try TemporaryFolder.make(prefix: "keyhaven-other")
         defer { try? FileManager.default.removeItem(atPath: other) }
         let home = KeychainHome(path: other)
-        let second = try KeychainDatabase(path: home.defaultKeychainPath, home: home, create: true)
+        let second = try KeychainRegistry().database(at: home.defaultKeychainPath, home: home, create: true)
         _ = try second.add(NewItem(itemClass: .genericPassword, attributes: ["acct": .string("same")], secret: nil), caller: caller)
         let hash = try SQLiteConnection(path: home.defaultKeychainPath, create: false).prepare("SELECT a_acct FROM genp").rows()[0][0]
         #expect(first != hash)

@@ -65,7 +65,7 @@ import Testing
         #expect(!item.description.contains("alice-account"))
         #expect(!item.description.contains("hunter2"))
         #expect(item.description.contains("acct"))
-        let keys = UnlockedKeys(index: KeychainCrypto.randomKey(), classes: [.always: self.keys])
+        let keys = UnlockedKeys(["index": KeychainCrypto.randomKey(), "dk": KeychainCrypto.randomKey()], hasPassword: false)
         #expect(keys.description == "UnlockedKeys(classes: [\"dk\"])")
     }
 }

@@ -221,3 +221,4 @@ nonisolated(unsafe) public let kSecAttrTokenIDSecureElement: CFString = NSString
 nonisolated(unsafe) public let kSOSInternalAccessGroup: CFString = NSString(string: "com.apple.security.sos")
 nonisolated(unsafe) public let kSecAttrSharingGroup: CFString = NSString(string: "ggrp")
 nonisolated(unsafe) public let kSecAttrSharingGroupNone: CFString = NSString(string: "")
+nonisolated(unsafe) public let kSecUseKeychain: CFString = NSString(string: "u_Keychain")

@@ -15,6 +15,8 @@ enum IncomingValue {
     case uuid(UUID)
     case null
     case accessControl(SecAccessControl)
+    case keychain(SecKeychain)
+    case array([Any])
     case unsupported
 
     init(_ value: Any) {
@@ -31,6 +33,8 @@ enum IncomingValue {
             self = .number(n.int64Value, isBoolean: isBoolean)
         case is NSNull: self = .null
         case let a as SecAccessControl: self = .accessControl(a)
+        case let k as SecKeychain: self = .keychain(k)
+        case let a as [Any]: self = .array(a)
         default: self = .unsupported
         }
     }

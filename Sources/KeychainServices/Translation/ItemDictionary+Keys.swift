@@ -68,6 +68,17 @@ extension ItemDictionary {
     }
 
     private mutating func readMatch(_ key: String, _ value: IncomingValue) throws(SecStatusError) {
+        if key == "m_SearchList" {
+            // Chooses keychains rather than items, so Update and Delete accept it (as macOS does).
+            guard case .array(let elements) = value else { throw .param("kSecMatchSearchList is not an array of keychains") }
+            var keychains: [SecKeychain] = []
+            for element in elements {
+                guard let keychain = element as? SecKeychain else { throw .param("kSecMatchSearchList holds something that is not a keychain") }
+                keychains.append(keychain)
+            }
+            searchList = keychains
+            return
+        }
         matchKeys.insert(key)
         switch key {
         case "m_Limit":
@@ -105,6 +116,9 @@ extension ItemDictionary {
     private mutating func readUse(_ key: String, _ value: IncomingValue, _ operation: SecItemOperation) throws(SecStatusError) {
         switch key {
         case "u_ItemList": useItemList = true
+        case "u_Keychain":
+            guard case .keychain(let keychain) = value else { throw .param("kSecUseKeychain is not a keychain") }
+            useKeychain = keychain
         case "u_Tomb":
             guard let flag = value.looseBoolean else { throw .param("kSecUseTombstones is not a boolean") }
             useTombstones = flag

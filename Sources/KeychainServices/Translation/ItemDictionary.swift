@@ -59,6 +59,10 @@ struct ItemDictionary {
     var useItemList = false
     var useTombstones: Bool?
     var authenticationUISkip = false
+    /// `kSecUseKeychain`: where an add goes.
+    var useKeychain: SecKeychain?
+    /// `kSecMatchSearchList`: which keychains a query searches.
+    var searchList: [SecKeychain]?
 
     /// Reads `dictionary`; throws the status Apple returns for the first thing wrong with it.
     init(_ dictionary: CFDictionary, for operation: SecItemOperation) throws(SecStatusError) {

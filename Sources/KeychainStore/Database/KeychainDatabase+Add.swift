@@ -96,8 +96,9 @@ extension KeychainDatabase.Session {
         let primaryKey = itemClass.schema.primaryKey
         let sql = "SELECT rowid, persistref, keyclass, tomb, metadata, secret FROM \(itemClass.rawValue) WHERE "
             + primaryKey.map { "\($0.column) = ?" }.joined(separator: " AND ")
-        let values: [SQLiteValue] = primaryKey.map { attribute in
-            Self.effectiveValue(attribute, in: attributes).map { .blob(indexHash(itemClass, attribute, $0)) } ?? .null
+        let values = try primaryKey.map { (attribute) throws(StoreError) -> SQLiteValue in
+            guard let value = Self.effectiveValue(attribute, in: attributes) else { return .null }
+            return .blob(try indexHash(itemClass, attribute, value))
         }
         guard let row = try connection.prepare(sql).rows(values).first, row[0].integer != excluding else { return false }
         var stale = row[3].integer != 0

@@ -67,7 +67,7 @@ extension KeychainDatabase.Session {
         for name in criteria.keys.sorted() {
             guard let attribute = schema[name] else { throw StoreError(.noSuchAttribute, "no attribute \(name) in class \(itemClass.rawValue)") }
             conditions.append("\(attribute.column) = ?")
-            values.append(.blob(indexHash(itemClass, attribute, criteria[name]!)))
+            values.append(.blob(try indexHash(itemClass, attribute, criteria[name]!)))
         }
         switch query.persistentReference {
         case .uuid(_, let id)?: conditions.append("persistref = ?"); values.append(.blob(id))
@@ -76,7 +76,7 @@ extension KeychainDatabase.Session {
         }
         if let groups, let agrp = schema["agrp"] {
             conditions.append("a_agrp IN (\(groups.map { _ in "?" }.joined(separator: ", ")))")
-            values += groups.map { .blob(indexHash(itemClass, agrp, .string($0))) }
+            values += try groups.map { (group) throws(StoreError) -> SQLiteValue in .blob(try indexHash(itemClass, agrp, .string(group))) }
         }
         let sql = "SELECT rowid, persistref, keyclass, tomb, metadata, secret FROM \(itemClass.rawValue) WHERE "
             + conditions.joined(separator: " AND ") + " ORDER BY rowid"

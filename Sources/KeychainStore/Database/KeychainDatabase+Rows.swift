@@ -4,10 +4,10 @@ import FoundationEssentials
 /// Turning items into row values and back.
 extension KeychainDatabase.Session {
     /// The keyed hash of one attribute value, as stored in its search column.
-    func indexHash(_ itemClass: ItemClass, _ attribute: AttributeDescriptor, _ value: AttributeValue) -> Data {
+    func indexHash(_ itemClass: ItemClass, _ attribute: AttributeDescriptor, _ value: AttributeValue) throws(StoreError) -> Data {
         var input = Array("\(itemClass.rawValue)\u{0}\(attribute.name)\u{0}".utf8)
         input += value.matchKey(for: attribute.kind)
-        return KeychainCrypto.indexHash(input, key: keys.index)
+        return KeychainCrypto.indexHash(input, key: try keys.indexKey())
     }
 
     /// The value an attribute has for matching: its stored value, or the hidden default of
@@ -17,10 +17,10 @@ extension KeychainDatabase.Session {
     }
 
     /// The search-column values of a row, in schema order.
-    func columnValues(_ itemClass: ItemClass, _ attributes: [String: AttributeValue]) -> [SQLiteValue] {
-        itemClass.schema.attributes.map { attribute in
+    func columnValues(_ itemClass: ItemClass, _ attributes: [String: AttributeValue]) throws(StoreError) -> [SQLiteValue] {
+        try itemClass.schema.attributes.map { (attribute) throws(StoreError) -> SQLiteValue in
             guard let value = Self.effectiveValue(attribute, in: attributes) else { return .null }
-            return .blob(indexHash(itemClass, attribute, value))
+            return .blob(try indexHash(itemClass, attribute, value))
         }
     }
 
@@ -45,7 +45,7 @@ extension KeychainDatabase.Session {
             .blob(try cipher.sealSecret(s, tag: metadata.secretTag, keys: classKeys))
         } ?? .null
         return [.text(keyClass.rawValue), .integer(tombstone ? 1 : 0), .blob(sealedMetadata), sealedSecret]
-            + columnValues(itemClass, metadata.attributes)
+            + (try columnValues(itemClass, metadata.attributes))
     }
 
     /// The column list that ``sealRow`` values follow.

@@ -1,25 +1,38 @@
 import Crypto
+import Dispatch
 import FoundationEssentials
 import Synchronization
 
-/// One open keychain file: its SQLite connection and its unlocked keys.
+/// One open keychain file: its SQLite connection, its keys in memory and its lock state.
 ///
 /// Thread-safe: every operation runs under one mutex, which guards the connection (SQLite
-/// connections are single-threaded here) and the keys. Several processes may open the same
-/// file: SQLite's locking (WAL, `BEGIN IMMEDIATE` for every write, a busy timeout) makes one
-/// writer at a time and gives readers a consistent snapshot.
+/// connections are single-threaded here), the keys and the lock state. Several processes may open
+/// the same file: SQLite's locking (WAL, `BEGIN IMMEDIATE` for every write, a busy timeout) makes
+/// one writer at a time and gives readers a consistent snapshot. Each process has its own lock
+/// state, as each iPhone app process sees the same device lock.
 package final class KeychainDatabase: Sendable {
     /// The file's path as it was opened.
     package let path: String
     /// The file's device and inode when it was opened, to notice a file replaced underneath us.
     let fileIdentity: FileIdentity?
     private let session: Mutex<Session>
+    private let autoLockTimer = Mutex<(any DispatchSourceTimer)?>(nil)
 
-    /// The state the mutex guards. Invariant: `keys` were unwrapped from this connection's keybag.
+    /// The state the mutex guards.
+    ///
+    /// Invariants: `keys` were unwrapped from this connection's keybag; with no password every
+    /// class key is in `keys`; with one, `ak`, `aku` and `akpu` are there only while `unlocked`,
+    /// and `ck`, `cku` from the first unlock on.
     struct Session {
         let connection: SQLiteConnection
         let keychainID: Data
         var keys: UnlockedKeys
+        let deviceKey: SymmetricKey
+        var kdf: PasswordKDF?
+        var unlocked: Bool
+        var foreign: Bool
+        var settings: LockSettings
+        var lastUse: ContinuousClock.Instant
     }
 
     /// Limits on what one item may hold (documented in docs/file-format.md).
@@ -28,16 +41,31 @@ package final class KeychainDatabase: Sendable {
         package static let attributeBytes = 1 << 20
     }
 
-    package init(path: String, home: KeychainHome, create: Bool) throws(StoreError) {
-        let opened = try KeychainFile.open(path: path, home: home, create: create)
+    /// Opens the keychain at `path` (`.noSuchKeychain` if there is none). A keychain with a
+    /// password opens locked.
+    package init(path: String, home: KeychainHome) throws(StoreError) {
+        let opened = try KeychainFile.open(path: path, home: home)
+        let settings = opened.settings
         self.path = path
         self.fileIdentity = FileIdentity(path: path)
-        self.session = Mutex(Session(connection: opened.connection, keychainID: opened.keychainID, keys: opened.keys))
+        self.session = Mutex(Session(
+            connection: opened.connection, keychainID: opened.keychainID, keys: opened.keys, deviceKey: opened.deviceKey,
+            kdf: opened.kdf, unlocked: opened.kdf == nil, foreign: opened.foreign, settings: opened.settings,
+            lastUse: .now))
+        if settings.useLockInterval { scheduleAutoLock(settings) }
     }
 
-    /// Runs `body` with exclusive use of the connection and keys.
+    deinit {
+        autoLockTimer.withLock { $0?.cancel() }
+    }
+
+    /// Runs `body` with exclusive use of the connection and keys, after applying the auto-lock.
     func withSession<T: Sendable>(_ body: (inout Session) throws(StoreError) -> T) throws(StoreError) -> T {
-        try session.withLock { (session: inout Session) throws(StoreError) -> T in try body(&session) }
+        try session.withLock { (session: inout Session) throws(StoreError) -> T in
+            session.applyAutoLock()
+            defer { session.lastUse = .now }
+            return try body(&session)
+        }
     }
 
     /// Runs SQLite's integrity check; returns its report ("ok" when the file is sound).
@@ -45,6 +73,43 @@ package final class KeychainDatabase: Sendable {
         try withSession { session throws(StoreError) in
             try session.connection.prepare("PRAGMA integrity_check").rows().compactMap { $0.first?.text }.joined(separator: "\n")
         }
+    }
+
+    /// Drops the locking classes' keys once the keychain has been idle for its lock interval,
+    /// checked from a timer so that keys leave memory even when no call comes.
+    func scheduleAutoLock(_ settings: LockSettings) {
+        autoLockTimer.withLock { timer in
+            timer?.cancel()
+            timer = nil
+            guard settings.useLockInterval else { return }
+            let tick = max(1, min(30, Int(settings.lockInterval) / 10))
+            let source = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+            source.schedule(deadline: .now() + .seconds(tick), repeating: .seconds(tick), leeway: .milliseconds(200))
+            source.setEventHandler { [weak self] in
+                self?.session.withLock { $0.applyAutoLock() }
+            }
+            source.resume()
+            timer = source
+        }
+    }
+}
+
+extension KeychainDatabase.Session {
+    /// Locks if the auto-lock interval has passed since the last call.
+    mutating func applyAutoLock() {
+        guard unlocked, kdf != nil, settings.useLockInterval,
+              ContinuousClock.now - lastUse >= .seconds(Int(settings.lockInterval)) else { return }
+        lockClasses()
+    }
+
+    /// Drops the keys that need the keychain unlocked (`ak`, `aku`, `akpu`); after-first-unlock
+    /// keys stay until the process exits.
+    mutating func lockClasses() {
+        guard kdf != nil else { return }
+        for keyClass in [KeyClass.whenUnlocked, .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly] {
+            keys.classes[keyClass] = nil
+        }
+        unlocked = false
     }
 }
 

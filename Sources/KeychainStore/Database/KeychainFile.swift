@@ -16,25 +16,32 @@ enum KeychainFile {
         let connection: SQLiteConnection
         let keychainID: Data
         let keys: UnlockedKeys
+        let deviceKey: SymmetricKey
+        let kdf: PasswordKDF?
+        /// This machine's device key does not open the keychain: only its password can.
+        let foreign: Bool
+        let settings: LockSettings
     }
 
-    /// Opens the keychain at `path`, creating it (without a password) if it does not exist and
-    /// `create` is true.
-    static func open(path: String, home: KeychainHome, create: Bool) throws(StoreError) -> Opened {
-        if FileSecurity.fileSize(path) == nil {
-            guard create else { throw StoreError(.notAvailable, "no keychain at \(path)") }
-            try home.prepare()
-            try FileSecurity.ensurePrivateDirectory(parentFolder(of: path))
-            try build(path: path, home: home)
-        }
+    /// Opens the keychain at `path`. A keychain with a password opens locked.
+    static func open(path: String, home: KeychainHome) throws(StoreError) -> Opened {
+        guard FileSecurity.fileSize(path) != nil else { throw StoreError(.noSuchKeychain, "no keychain at \(path)") }
         let connection = try SQLiteConnection(path: path, create: false)
         // Check before configuring: setting the journal mode writes, and a failed open of a file
         // that is not a keychain (or is empty) must leave it exactly as it was.
-        let keychainID = try validateHeader(connection)
+        let header = try readHeader(connection)
         try configure(connection)
-        let deviceKey = try DeviceKey.load(home: home, create: false)
-        let keys = try Keybag.open(in: connection, keychainID: keychainID, deviceKey: deviceKey)
-        return Opened(connection: connection, keychainID: keychainID, keys: keys)
+        // A keychain with a password may come from another machine: it then gets this home's
+        // device key once its password opens it. Without a password, the device key is the only key.
+        let deviceKey = try DeviceKey.load(home: home, create: header.kdf != nil)
+        do {
+            let keys = try Keybag.open(.device, in: connection, keychainID: header.id, deviceKey: deviceKey, passwordKey: nil)
+            return Opened(connection: connection, keychainID: header.id, keys: UnlockedKeys(keys, hasPassword: header.kdf != nil),
+                          deviceKey: deviceKey, kdf: header.kdf, foreign: false, settings: header.settings)
+        } catch where error.code == .decode && header.kdf != nil {
+            return Opened(connection: connection, keychainID: header.id, keys: UnlockedKeys([:], hasPassword: true),
+                          deviceKey: deviceKey, kdf: header.kdf, foreign: true, settings: header.settings)
+        }
     }
 
     private static func configure(_ connection: SQLiteConnection) throws(StoreError) {
@@ -46,8 +53,14 @@ enum KeychainFile {
             """)
     }
 
-    /// Checks that the file is a keychain this build can read; returns its identifier.
-    private static func validateHeader(_ connection: SQLiteConnection) throws(StoreError) -> Data {
+    struct Header {
+        let id: Data
+        let kdf: PasswordKDF?
+        let settings: LockSettings
+    }
+
+    /// Checks that the file is a keychain this build can read.
+    static func readHeader(_ connection: SQLiteConnection) throws(StoreError) -> Header {
         let appID = try connection.prepare("PRAGMA application_id").rows().first?.first?.integer
         guard appID == Int64(KeychainSchema.applicationID) else {
             throw StoreError(.invalidKeychain, "the file is not a keychain")
@@ -61,12 +74,19 @@ enum KeychainFile {
         guard version <= KeychainSchema.formatVersion else {
             throw StoreError(.wrongVersion, "the keychain was written by a newer version (format \(version))")
         }
-        return id
+        let kdf = try values["kdf"]?.blob.map { (data: Data) throws(StoreError) in try PasswordKDF(decoding: data) }
+        let settings = try values["settings"]?.blob.map { (data: Data) throws(StoreError) in try LockSettings(decoding: Array(data)) }
+        return Header(id: id, kdf: kdf, settings: settings ?? LockSettings())
     }
 
-    /// Builds a complete new keychain and moves it into place.
-    private static func build(path: String, home: KeychainHome) throws(StoreError) {
+    /// Builds a complete new keychain and moves it into place; `.duplicateKeychain` if a file is there.
+    static func create(path: String, home: KeychainHome, password: [UInt8]?) throws(StoreError) {
+        guard FileSecurity.fileSize(path) == nil else { throw StoreError(.duplicateKeychain, "a keychain already exists at \(path)") }
+        try home.prepare()
+        try FileSecurity.ensurePrivateDirectory(parentFolder(of: path))
         let deviceKey = try DeviceKey.load(home: home, create: true)
+        let kdf = try password.map { _ throws(StoreError) in try PasswordKDF.calibrated() }
+        let passwordKey = try password.flatMap { (pw: [UInt8]) throws(StoreError) in try kdf?.deriveKey(from: pw) }
         let temporary = path + ".new-\(getpid())-\(UInt32.random(in: .min ... .max))"
         let fd = Glibc.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FileSecurity.error(errno, "cannot create \(temporary)") }
@@ -87,11 +107,14 @@ enum KeychainFile {
                 try header.run([.text("format"), .integer(KeychainSchema.formatVersion)])
                 try header.run([.text("id"), .blob(id)])
                 try header.run([.text("created"), .integer(Int64(Date().timeIntervalSince1970))])
-                _ = try Keybag.create(in: connection, keychainID: id, deviceKey: deviceKey)
+                if let kdf { try header.run([.text("kdf"), .blob(kdf.encoded)]) }
+                try Keybag.write(Keybag.freshKeys(hasPassword: password != nil), in: connection, keychainID: id,
+                                 deviceKey: deviceKey, passwordKey: passwordKey)
             }
             try connection.execute("PRAGMA journal_mode = WAL")
         }
-        if link(temporary, path) != 0 && errno != EEXIST {
+        if link(temporary, path) != 0 {
+            if errno == EEXIST { throw StoreError(.duplicateKeychain, "a keychain already exists at \(path)") }
             throw FileSecurity.error(errno, "cannot create the keychain \(path)")
         }
     }

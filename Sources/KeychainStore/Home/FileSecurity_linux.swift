@@ -56,6 +56,22 @@ package enum FileSecurity {
         return true
     }
 
+    /// Replaces the file at `path` with `bytes` atomically (a 0600 file written beside it,
+    /// fsynced, then renamed over it).
+    package static func replace(_ path: String, bytes: [UInt8]) throws(StoreError) {
+        let temporary = path + ".new-\(getpid())-\(UInt32.random(in: .min ... .max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw error(errno, "cannot create \(temporary)") }
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw error(code, "cannot write \(path)")
+        }
+    }
+
     /// Reads a whole small file into a byte array the caller zeroizes.
     package static func readSmallFile(_ path: String, maximum: Int) throws(StoreError) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -83,6 +99,11 @@ package enum FileSecurity {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int(info.st_size)
+    }
+
+    /// Removes a file; a file that is not there is fine.
+    package static func remove(_ path: String) throws(StoreError) {
+        if unlink(path) != 0 && errno != ENOENT { throw error(errno, "cannot remove \(path)") }
     }
 
     /// Makes a file private to its owner.

@@ -11,22 +11,66 @@ package final class KeychainRegistry: Sendable {
 
     package init() {}
 
-    /// The default keychain of the current keychain home, created on first use.
+    /// The default keychain of the current keychain home. The login keychain is created on first
+    /// use; another default keychain must exist.
     package func defaultKeychain() throws(StoreError) -> KeychainDatabase {
         let home = try KeychainHome.current()
-        return try database(at: home.defaultKeychainPath, home: home, create: true)
+        let path = try KeychainPreferences.load(home).defaultPath(home)
+        return try database(at: path, home: home, create: path == home.defaultKeychainPath)
     }
 
-    /// The keychain at `path`, opened once and then shared.
+    /// The keychains a call that names none searches, in order (the search list).
+    package func searchList() throws(StoreError) -> [KeychainDatabase] {
+        let home = try KeychainHome.current()
+        let preferences = try KeychainPreferences.load(home)
+        let defaultPath = preferences.defaultPath(home)
+        var found: [KeychainDatabase] = []
+        for path in preferences.searchPaths(home) {
+            do throws(StoreError) {
+                found.append(try database(at: path, home: home, create: path == home.defaultKeychainPath && path == defaultPath))
+            } catch where error.code == .noSuchKeychain {
+                continue  // a keychain deleted behind our back is skipped, as macOS does
+            }
+        }
+        return found
+    }
+
+    /// The keychain at `path`, opened once and then shared; with `create`, made (without a
+    /// password) if there is none.
     package func database(at path: String, home: KeychainHome, create: Bool) throws(StoreError) -> KeychainDatabase {
-        try open.withLock { (open: inout [String: KeychainDatabase]) throws(StoreError) -> KeychainDatabase in
+        if create && FileSecurity.fileSize(path) == nil {
+            do throws(StoreError) { try KeychainFile.create(path: path, home: home, password: nil) } catch where error.code == .duplicateKeychain {}
+        }
+        return try open.withLock { (open: inout [String: KeychainDatabase]) throws(StoreError) -> KeychainDatabase in
             if let cached = open[path], cached.fileIdentity != nil, cached.fileIdentity == FileIdentity(path: path) {
                 return cached
             }
-            let database = try KeychainDatabase(path: path, home: home, create: create)
+            let database = try KeychainDatabase(path: path, home: home)
             open[path] = database
             return database
         }
+    }
+
+    /// Creates a keychain at `path`, with a password or without (nil or empty), and opens it
+    /// unlocked.
+    package func create(at path: String, home: KeychainHome, password: [UInt8]?) throws(StoreError) -> KeychainDatabase {
+        let password = password.flatMap { $0.isEmpty ? nil : $0 }
+        try KeychainFile.create(path: path, home: home, password: password)
+        let database = try self.database(at: path, home: home, create: false)
+        if let password { try database.unlock(password: password) }
+        return database
+    }
+
+    /// Locks every keychain this process has open.
+    package func lockAll() {
+        for database in open.withLock({ Array($0.values) }) { database.lock() }
+    }
+
+    /// Closes the keychain at `path` and deletes its files.
+    package func deleteKeychain(at path: String) throws(StoreError) {
+        guard FileSecurity.fileSize(path) != nil else { throw StoreError(.noSuchKeychain, "no keychain at \(path)") }
+        open.withLock { $0[path] = nil }
+        for suffix in ["", "-wal", "-shm"] { try FileSecurity.remove(path + suffix) }
     }
 
     /// Forgets every open keychain (their connections close when the last user lets go).

@@ -1,36 +1,62 @@
 import Crypto
 import FoundationEssentials
 
-/// The keys an open keychain holds in memory, derived from its class keys.
+/// The keys of one accessibility class in memory: the class key and what derives from it.
 ///
 /// `SymmetricKey` keeps its bytes in storage that swift-crypto zeroes when it is freed, and
-/// neither type prints them.
+/// neither type prints them. Dropping a `ClassKeys` (locking) frees them.
 package struct ClassKeys: Sendable {
+    /// The class key itself (needed to re-wrap it when the password changes).
+    let classKey: SymmetricKey
     /// Encrypts item metadata blobs of the class.
     let metadata: SymmetricKey
     /// Wraps per-item secret keys of the class.
     let secretWrapping: SymmetricKey
 
     init(classKey: SymmetricKey) {
+        self.classKey = classKey
         metadata = KeychainCrypto.derive(classKey, purpose: "keyhaven/v1/class/metadata")
         secretWrapping = KeychainCrypto.derive(classKey, purpose: "keyhaven/v1/class/secret-wrapping")
     }
 }
 
-/// Every key of one unlocked keychain.
+/// Every key of one open keychain that is in memory now.
 package struct UnlockedKeys: Sendable {
-    /// The key of the search columns' keyed hashes.
-    let index: SymmetricKey
+    /// The key of the search columns' keyed hashes; nil only on a machine whose device key does
+    /// not open the keychain, until its password does.
+    var index: SymmetricKey?
     /// Class keys in memory; a class that is absent is locked (or, for `akpu`, does not exist).
     var classes: [KeyClass: ClassKeys]
+    /// Whether the keychain has a password (without one, `akpu` items cannot exist).
+    var hasPassword: Bool
+
+    init(_ keys: [String: SymmetricKey], hasPassword: Bool) {
+        index = keys[Keybag.indexKeyName]
+        classes = [:]
+        for (name, key) in keys { if let keyClass = KeyClass(rawValue: name) { classes[keyClass] = ClassKeys(classKey: key) } }
+        self.hasPassword = hasPassword
+    }
 
     func keys(for keyClass: KeyClass) throws(StoreError) -> ClassKeys {
         guard let keys = classes[keyClass] else {
-            if keyClass.requiresPassword {
+            if keyClass.requiresPassword && !hasPassword {
                 throw StoreError(.notAvailable, "items that need a passcode cannot exist in a keychain without a password")
             }
             throw StoreError(.interactionNotAllowed, "the keychain is locked for this accessibility class")
         }
+        return keys
+    }
+
+    func indexKey() throws(StoreError) -> SymmetricKey {
+        guard let index else { throw StoreError(.interactionNotAllowed, "the keychain is locked") }
+        return index
+    }
+
+    /// Every key by its keybag name, for re-wrapping.
+    var all: [String: SymmetricKey] {
+        var keys = [String: SymmetricKey]()
+        if let index { keys[Keybag.indexKeyName] = index }
+        for (keyClass, classKeys) in classes { keys[keyClass.rawValue] = classKeys.classKey }
         return keys
     }
 }

@@ -1,66 +1,99 @@
 import Crypto
 import FoundationEssentials
 
-/// The `keybag` table: every class key of a keychain, wrapped.
+/// The `keybag` table: every key of a keychain, wrapped. Documented in docs/file-format.md.
 ///
-/// Rows are `(keyclass, protection, wrapped)`. `keyclass` is an accessibility class (`ak`, `dku`,
-/// ...) or `index` (the search-column key). `protection` names what wraps it:
+/// Rows are `(keyclass, protection, wrapped)`. `keyclass` is an accessibility class or `index`
+/// (the search-column key). `protection` names what wraps the key:
 ///
-/// - `device`: a key derived from the device key alone (keychains without a password).
+/// | protection | KEK | rows |
+/// |---|---|---|
+/// | `device` | the device key | no password: every key; with one: `index`, `dk`, `dku` |
+/// | `device+password` | the device key and the password key together | `ak`, `ck`, `aku`, `cku`, `akpu` |
+/// | `password` | the password key alone | `index`, `ak`, `ck`, `dk`: what a copy of the file opens elsewhere |
 ///
-/// Keychain passwords add `device+password` and `password` rows (the lock model); the table and
-/// the item format do not change when they come, because items are encrypted under keys derived
-/// from the class key, whatever wraps it.
+/// Items are encrypted under keys derived from the class keys, never from what wraps them, so
+/// setting, changing or removing a password rewrites these rows and no item.
 enum Keybag {
     static let indexKeyName = "index"
 
-    /// Creates the keys of a new keychain without a password and stores them wrapped.
-    static func create(in connection: SQLiteConnection, keychainID: Data, deviceKey: SymmetricKey) throws(StoreError) -> UnlockedKeys {
-        let insert = try connection.prepare("INSERT INTO keybag(keyclass, protection, wrapped) VALUES (?, 'device', ?)")
-        let index = KeychainCrypto.randomKey()
-        try insert.run([.text(indexKeyName), .blob(try wrap(index, name: indexKeyName, keychainID, deviceKey))])
-        var classes: [KeyClass: ClassKeys] = [:]
-        for keyClass in KeyClass.allCases where !keyClass.requiresPassword {
-            let classKey = KeychainCrypto.randomKey()
-            try insert.run([.text(keyClass.rawValue), .blob(try wrap(classKey, name: keyClass.rawValue, keychainID, deviceKey))])
-            classes[keyClass] = ClassKeys(classKey: classKey)
-        }
-        return UnlockedKeys(index: index, classes: classes)
+    enum Protection: String {
+        case device
+        case devicePassword = "device+password"
+        case password
     }
 
-    /// Opens every key that the device key alone protects.
-    static func open(in connection: SQLiteConnection, keychainID: Data, deviceKey: SymmetricKey) throws(StoreError) -> UnlockedKeys {
-        let rows = try connection.prepare("SELECT keyclass, wrapped FROM keybag WHERE protection = 'device'").rows()
-        var index: SymmetricKey?
-        var classes: [KeyClass: ClassKeys] = [:]
+    /// Where each key goes: its protections with or without a password.
+    static func protections(of name: String, hasPassword: Bool) -> [Protection] {
+        guard hasPassword else { return name == KeyClass.whenPasscodeSetThisDeviceOnly.rawValue ? [] : [.device] }
+        switch name {
+        case indexKeyName, KeyClass.always.rawValue: return [.device, .password]
+        case KeyClass.alwaysThisDeviceOnly.rawValue: return [.device]
+        case KeyClass.whenUnlocked.rawValue, KeyClass.afterFirstUnlock.rawValue: return [.devicePassword, .password]
+        default: return [.devicePassword]
+        }
+    }
+
+    /// Fresh keys for every class a keychain with (or without) a password has.
+    static func freshKeys(hasPassword: Bool) -> [String: SymmetricKey] {
+        var keys = [indexKeyName: KeychainCrypto.randomKey()]
+        for keyClass in KeyClass.allCases where hasPassword || !keyClass.requiresPassword {
+            keys[keyClass.rawValue] = KeychainCrypto.randomKey()
+        }
+        return keys
+    }
+
+    /// Replaces the whole keybag with `keys` wrapped as the layout says.
+    static func write(_ keys: [String: SymmetricKey], in connection: SQLiteConnection, keychainID: Data,
+                      deviceKey: SymmetricKey, passwordKey: SymmetricKey?) throws(StoreError) {
+        try connection.execute("DELETE FROM keybag")
+        let insert = try connection.prepare("INSERT INTO keybag(keyclass, protection, wrapped) VALUES (?, ?, ?)")
+        for (name, key) in keys.sorted(by: { $0.key < $1.key }) {
+            for protection in protections(of: name, hasPassword: passwordKey != nil) {
+                let kek = try self.kek(protection, name, keychainID, deviceKey: deviceKey, passwordKey: passwordKey)
+                try insert.run([.text(name), .text(protection.rawValue), .blob(try KeychainCrypto.wrap(key, under: kek))])
+            }
+        }
+    }
+
+    /// Opens every row of one protection. A row that does not unwrap is `.decode` for `device`
+    /// rows (a damaged keybag or another machine's) and `.authFailed` for password rows.
+    static func open(_ protection: Protection, in connection: SQLiteConnection, keychainID: Data,
+                     deviceKey: SymmetricKey?, passwordKey: SymmetricKey?) throws(StoreError) -> [String: SymmetricKey] {
+        let rows = try connection.prepare("SELECT keyclass, wrapped FROM keybag WHERE protection = ?").rows([.text(protection.rawValue)])
+        var keys: [String: SymmetricKey] = [:]
         for row in rows {
-            guard let name = row[0].text, let wrapped = row[1].blob else {
+            guard let name = row[0].text, let wrapped = row[1].blob, name == indexKeyName || KeyClass(rawValue: name) != nil else {
                 throw StoreError(.decode, "the keybag has a malformed row")
             }
-            let key = try unwrap(wrapped, name: name, keychainID, deviceKey)
-            if name == indexKeyName {
-                index = key
-            } else if let keyClass = KeyClass(rawValue: name) {
-                classes[keyClass] = ClassKeys(classKey: key)
-            } else {
-                throw StoreError(.decode, "the keybag names an unknown key class")
+            let kek = try self.kek(protection, name, keychainID, deviceKey: deviceKey, passwordKey: passwordKey)
+            do {
+                keys[name] = try KeychainCrypto.unwrap(wrapped, under: kek)
+            } catch {
+                if protection == .device { throw error }
+                throw StoreError(.authFailed, "the password is not correct")
             }
         }
-        guard let index else { throw StoreError(.decode, "the keybag has no index key") }
-        return UnlockedKeys(index: index, classes: classes)
+        return keys
     }
 
-    /// The KEK for one keybag row: a derivation of the device key bound to the keychain and class,
-    /// so wrapped keys cannot be moved between rows or keychains.
-    private static func kek(_ name: String, _ keychainID: Data, _ deviceKey: SymmetricKey) -> SymmetricKey {
-        KeychainCrypto.derive(deviceKey, salt: keychainID, purpose: "keyhaven/v1/kek/device/\(name)")
-    }
-
-    private static func wrap(_ key: SymmetricKey, name: String, _ id: Data, _ deviceKey: SymmetricKey) throws(StoreError) -> Data {
-        try KeychainCrypto.wrap(key, under: kek(name, id, deviceKey))
-    }
-
-    private static func unwrap(_ wrapped: Data, name: String, _ id: Data, _ deviceKey: SymmetricKey) throws(StoreError) -> SymmetricKey {
-        try KeychainCrypto.unwrap(wrapped, under: kek(name, id, deviceKey))
+    /// The KEK of one row: bound to the keychain (salt) and the key's name (info), so a wrapped
+    /// key moved to another row or keychain does not unwrap.
+    private static func kek(_ protection: Protection, _ name: String, _ keychainID: Data,
+                            deviceKey: SymmetricKey?, passwordKey: SymmetricKey?) throws(StoreError) -> SymmetricKey {
+        let purpose = "keyhaven/v1/kek/\(protection.rawValue)/\(name)"
+        switch protection {
+        case .device:
+            guard let deviceKey else { throw StoreError(.internalError, "no device key") }
+            return KeychainCrypto.derive(deviceKey, salt: keychainID, purpose: purpose)
+        case .password:
+            guard let passwordKey else { throw StoreError(.internalError, "no password key") }
+            return KeychainCrypto.derive(passwordKey, salt: keychainID, purpose: purpose)
+        case .devicePassword:
+            guard let deviceKey, let passwordKey else { throw StoreError(.internalError, "no device or password key") }
+            // The device's share, bound to this keychain, salts the derivation from the password key.
+            let binding = KeychainCrypto.derive(deviceKey, salt: keychainID, purpose: "keyhaven/v1/device-binding")
+            return binding.withUnsafeBytes { KeychainCrypto.derive(passwordKey, salt: Data($0), purpose: purpose) }
+        }
     }
 }

@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import FoundationEssentials
+
+/// The default keychain and the search list of a keychain home, as macOS keeps them in the
+/// user's preferences. Stored as JSON in `<home>/preferences.json` (0600), replaced atomically.
+package struct KeychainPreferences: Sendable, Codable, Equatable {
+    /// The default keychain's path; nil: `<home>/login.keychain-db`.
+    package var defaultKeychain: String?
+    /// The keychains searched when a call names none; nil: just the default keychain.
+    package var searchList: [String]?
+
+    package init(defaultKeychain: String? = nil, searchList: [String]? = nil) {
+        self.defaultKeychain = defaultKeychain
+        self.searchList = searchList
+    }
+
+    static func path(_ home: KeychainHome) -> String { home.path + "/preferences.json" }
+
+    package static func load(_ home: KeychainHome) throws(StoreError) -> KeychainPreferences {
+        guard var bytes = try FileSecurity.readSmallFile(path(home), maximum: 1 << 20) else { return KeychainPreferences() }
+        defer { zeroize(&bytes) }
+        do {
+            return try JSONDecoder().decode(KeychainPreferences.self, from: Data(bytes))
+        } catch {
+            throw StoreError(.invalidKeychain, "\(path(home)) is not valid; fix or delete it")
+        }
+    }
+
+    package func save(_ home: KeychainHome) throws(StoreError) {
+        try home.prepare()
+        let data: Data
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            data = try encoder.encode(self)
+        } catch {
+            throw StoreError(.internalError, "cannot encode the preferences")
+        }
+        try FileSecurity.replace(Self.path(home), bytes: Array(data))
+    }
+
+    /// The default keychain's path in `home`.
+    package func defaultPath(_ home: KeychainHome) -> String { defaultKeychain ?? home.defaultKeychainPath }
+
+    /// The search list in `home`.
+    package func searchPaths(_ home: KeychainHome) -> [String] { searchList ?? [defaultPath(home)] }
+}

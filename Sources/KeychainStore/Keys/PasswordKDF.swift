@@ -1,0 +1,91 @@
+import _CryptoExtras
+import Crypto
+import FoundationEssentials
+
+/// The memory-hard function that turns a keychain password into the password key: scrypt.
+///
+/// The parameters live in the keychain file (so they can be raised later) and are calibrated when
+/// a password is set, to take about a quarter of a second on the machine that sets it, never
+/// below the floor (N = 2^15, r = 8, p = 1: 32 MiB). Encoded as `"scrypt" || u8 log2(N) ||
+/// u32 r || u32 p || 16-byte salt`.
+package struct PasswordKDF: Sendable, Equatable {
+    package var logN: UInt8
+    package var r: UInt32
+    package var p: UInt32
+    package var salt: Data
+
+    /// The least work any keychain password gets.
+    package static let floorLogN: UInt8 = 15
+    /// What calibration aims for.
+    package static let targetSeconds = 0.25
+    /// The most calibration chooses (1 GiB of memory at r = 8).
+    package static let ceilingLogN: UInt8 = 20
+
+    /// Parameters tests may use to keep them fast. Only code inside this package can set it;
+    /// release builds of the public API never do.
+    nonisolated(unsafe) package static var testingLogN: UInt8?
+
+    package init(logN: UInt8, r: UInt32 = 8, p: UInt32 = 1, salt: Data = KeychainCrypto.randomBytes(16)) {
+        self.logN = logN
+        self.r = r
+        self.p = p
+        self.salt = salt
+    }
+
+    /// Fresh parameters for a new password, calibrated on this machine.
+    package static func calibrated() throws(StoreError) -> PasswordKDF {
+        if let testingLogN { return PasswordKDF(logN: testingLogN) }
+        var kdf = PasswordKDF(logN: floorLogN)
+        var elapsed = try kdf.timeOneDerivation()
+        // Each step doubles N and so the time; stop at the step closest to the target.
+        while kdf.logN < ceilingLogN && elapsed * 1.5 < targetSeconds {
+            kdf.logN += 1
+            elapsed *= 2
+        }
+        return kdf
+    }
+
+    private func timeOneDerivation() throws(StoreError) -> Double {
+        let clock = ContinuousClock()
+        var failure: StoreError?
+        let duration = clock.measure {
+            do throws(StoreError) { _ = try deriveKey(from: [0x6B, 0x68]) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// The password key.
+    package func deriveKey(from password: [UInt8]) throws(StoreError) -> SymmetricKey {
+        do {
+            return try KDF.Scrypt.deriveKey(from: password, salt: salt, outputByteCount: 32,
+                                            rounds: 1 << Int(logN), blockSize: Int(r), parallelism: Int(p))
+        } catch {
+            throw StoreError(.internalError, "scrypt failed (N = 2^\(logN), r = \(r), p = \(p))")
+        }
+    }
+
+    package var encoded: Data {
+        var writer = ByteWriter()
+        writer.raw(Array("scrypt".utf8))
+        writer.u8(logN)
+        writer.u32(r)
+        writer.u32(p)
+        writer.raw(salt)
+        return Data(writer.bytes)
+    }
+
+    package init(decoding data: Data) throws(StoreError) {
+        var reader = ByteReader(Array(data))
+        guard Array(try reader.take(6)) == Array("scrypt".utf8) else {
+            throw StoreError(.invalidKeychain, "the keychain's password function is unknown")
+        }
+        logN = try reader.u8()
+        r = try reader.u32()
+        p = try reader.u32()
+        salt = Data(try reader.take(16))
+        guard reader.remaining == 0, logN >= 10, logN <= 30, r >= 1, r <= 64, p >= 1, p <= 16 else {
+            throw StoreError(.invalidKeychain, "the keychain's password parameters are out of range")
+        }
+    }
+}
