@@ -2,7 +2,7 @@ import KeychainStore
 
 /// The one place an engine error becomes an `OSStatus` (table in docs/errors.md).
 extension StoreError {
-    var osStatus: OSStatus {
+    package var osStatus: OSStatus {
         switch code {
         case .invalidParameter: return errSecParam
         case .noSuchAttribute: return errSecNoSuchAttr

@@ -10,6 +10,10 @@
 //                                                prints "added N status S verified V"
 //   keyhaven-test-helper fillfs PREFIX COUNT     the same without the limit (for a small file system)
 //   keyhaven-test-helper groups - 0              prints the access groups from the environment
+//   keyhaven-test-helper script KEYCHAIN STEP... runs steps on one keychain file and prints each
+//                                                step's OSStatus, space-separated. Steps:
+//                                                unlock:PASSWORD, lock, read:ACCOUNT (data must
+//                                                equal the account name), add:ACCOUNT:ACCESSIBILITY
 import Foundation
 import KeychainServices
 import KeychainServicesExtras
@@ -20,6 +24,7 @@ if arguments.count > 1, arguments[1] == "groups" {
     exit(0)
 }
 SecAccessGroupsSetCurrent(["multi.process.group"] as NSArray)
+if arguments.count > 2, arguments[1] == "script" { runScript(keychainPath: arguments[2], steps: Array(arguments.dropFirst(3))) }
 guard arguments.count == 4, let count = Int(arguments[3]) else {
     FileHandle.standardError.write(Data("usage: keyhaven-test-helper add|read|churn PREFIX COUNT\n".utf8))
     exit(2)
@@ -100,3 +105,35 @@ for i in 0..<count {
     checked += 1
 }
 print("ok \(checked)")
+
+/// The `script` mode.
+func runScript(keychainPath: String, steps: [String]) -> Never {
+    var keychain: SecKeychain?
+    _ = SecKeychainOpen(keychainPath, &keychain)
+    var statuses: [OSStatus] = []
+    for step in steps {
+        let parts = step.split(separator: ":", maxSplits: 2).map(String.init)
+        switch parts[0] {
+        case "unlock":
+            let password = Array(parts[1].utf8)
+            statuses.append(SecKeychainUnlock(keychain, UInt32(password.count), password, true))
+        case "lock":
+            statuses.append(SecKeychainLock(keychain))
+        case "read":
+            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: parts[1],
+                                        kSecMatchSearchList as String: [keychain!], kSecReturnData as String: true]
+            var result: CFTypeRef?
+            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            statuses.append(status == errSecSuccess && result as? Data != Data(parts[1].utf8) ? -1 : status)
+        case "add":
+            let item: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: parts[1],
+                                       kSecAttrAccessible as String: parts[2], kSecUseKeychain as String: keychain!,
+                                       kSecValueData as String: Data(parts[1].utf8)]
+            statuses.append(SecItemAdd(item as CFDictionary, nil))
+        default:
+            statuses.append(-2)
+        }
+    }
+    print(statuses.map(String.init).joined(separator: " "))
+    exit(0)
+}

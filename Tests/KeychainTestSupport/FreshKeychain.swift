@@ -32,7 +32,11 @@ public struct FreshKeychainTrait: TestTrait, SuiteTrait, TestScoping {
         setenv("KEYHAVEN_HOME", home, 1)
         KeychainRegistry.shared.closeAll()
         SecAccessGroupsSetCurrent(NSArray(array: accessGroups))
+        // Keychain passwords get cheap scrypt parameters in tests (2^10, not the calibrated
+        // quarter second); one test checks the real calibration.
+        PasswordKDF.testingLogN = 10
         defer {
+            PasswordKDF.testingLogN = nil
             KeychainRegistry.shared.closeAll()
             try? FileManager.default.removeItem(atPath: home)
         }

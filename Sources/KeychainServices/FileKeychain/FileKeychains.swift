@@ -4,7 +4,7 @@ import Synchronization
 
 /// How the file-keychain functions find keychains: references to paths, the default keychain
 /// and the search list of the current keychain home.
-enum FileKeychains {
+package enum FileKeychains {
     static func home() throws(SecStatusError) -> KeychainHome {
         try engine { () throws(StoreError) in try KeychainHome.current() }
     }
@@ -21,7 +21,7 @@ enum FileKeychains {
     }
 
     /// The open keychain a reference names; nil names the default keychain.
-    static func database(_ keychain: SecKeychain?) throws(SecStatusError) -> KeychainDatabase {
+    package static func database(_ keychain: SecKeychain?) throws(SecStatusError) -> KeychainDatabase {
         guard let keychain else {
             return try engine { () throws(StoreError) in try KeychainRegistry.shared.defaultKeychain() }
         }
@@ -66,7 +66,7 @@ enum FileKeychains {
 }
 
 /// Copies `length` bytes from a C buffer (nothing for a null pointer).
-func bytes(_ pointer: UnsafeRawPointer?, _ length: UInt32) -> [UInt8] {
+package func bytes(_ pointer: UnsafeRawPointer?, _ length: UInt32) -> [UInt8] {
     guard let pointer, length > 0 else { return [] }
     return Array(UnsafeRawBufferPointer(start: pointer, count: Int(length)))
 }

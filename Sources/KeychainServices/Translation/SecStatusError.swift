@@ -1,16 +1,16 @@
 import KeychainStore
 
 /// A failure inside the mirror, carrying the `OSStatus` the public function returns.
-struct SecStatusError: Error, Sendable {
-    let status: OSStatus
-    let reason: String
+package struct SecStatusError: Error, Sendable {
+    package let status: OSStatus
+    package let reason: String
 
-    init(_ status: OSStatus, _ reason: String) {
+    package init(_ status: OSStatus, _ reason: String) {
         self.status = status
         self.reason = reason
     }
 
-    init(_ error: StoreError) {
+    package init(_ error: StoreError) {
         self.init(error.osStatus, error.message)
     }
 
@@ -18,7 +18,7 @@ struct SecStatusError: Error, Sendable {
 }
 
 /// Runs one public call: any error becomes its `OSStatus`.
-func secCall(_ body: () throws(SecStatusError) -> Void) -> OSStatus {
+package func secCall(_ body: () throws(SecStatusError) -> Void) -> OSStatus {
     do {
         try body()
         return errSecSuccess
@@ -28,6 +28,6 @@ func secCall(_ body: () throws(SecStatusError) -> Void) -> OSStatus {
 }
 
 /// Runs an engine call, converting its error.
-func engine<T>(_ body: () throws(StoreError) -> T) throws(SecStatusError) -> T {
+package func engine<T>(_ body: () throws(StoreError) -> T) throws(SecStatusError) -> T {
     do { return try body() } catch { throw SecStatusError(error) }
 }

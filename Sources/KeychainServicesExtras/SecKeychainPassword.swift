@@ -1,0 +1,36 @@
+import Foundation
+import KeychainServices
+import KeychainStore
+
+/// Sets, changes or removes a keychain's password (nil: the default keychain).
+///
+/// `oldPassword` must be the current password (zero length when the keychain has none), else
+/// `errSecAuthFailed` and nothing changes. A zero-length `newPassword` removes the password: the
+/// keychain is then always unlocked, and its `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly`
+/// items are deleted, as iOS deletes them when the passcode is removed. The class keys are
+/// re-wrapped; no item is re-encrypted. The keychain is unlocked afterwards. (Apple's private
+/// interface of the same name and shape.)
+public func SecKeychainChangePassword(_ keychain: SecKeychain?, _ oldPasswordLength: UInt32, _ oldPassword: UnsafeRawPointer?,
+                                      _ newPasswordLength: UInt32, _ newPassword: UnsafeRawPointer?) -> OSStatus {
+    var old = bytes(oldPassword, oldPasswordLength), new = bytes(newPassword, newPasswordLength)
+    defer { zeroize(&old); zeroize(&new) }
+    return withDatabase(keychain) { database throws(StoreError) in try database.changePassword(old: old, new: new) }
+}
+
+/// Writes a backup of a keychain (nil: the default) to a new file at `destinationPath`: a keychain
+/// that opens with the password alone on any machine, without the ThisDeviceOnly items and
+/// without any key bound to this machine. The keychain needs a password (`errSecParam` otherwise);
+/// `errSecDuplicateKeychain` if the destination exists. Open the backup with `SecKeychainOpen` and
+/// `SecKeychainUnlock`.
+public func SecKeychainBackup(_ keychain: SecKeychain?, _ destinationPath: UnsafePointer<CChar>) -> OSStatus {
+    let destination = String(cString: destinationPath)
+    return withDatabase(keychain) { database throws(StoreError) in try database.backup(to: destination) }
+}
+
+/// Runs `body` on the keychain a reference names (nil: the default), as an `OSStatus`.
+private func withDatabase(_ keychain: SecKeychain?, _ body: (KeychainDatabase) throws(StoreError) -> Void) -> OSStatus {
+    secCall { () throws(SecStatusError) in
+        let database = try FileKeychains.database(keychain)
+        try engine { () throws(StoreError) in try body(database) }
+    }
+}
