@@ -152,4 +152,17 @@ struct LockModelTests {
         #expect(unlock(keychain, "pw") == errSecSuccess)
         #expect(readIn(keychain, "item") == errSecSuccess)
     }
+
+    @Test("The default login keychain starts without a password and can be given one later")
+    func passwordForTheLoginKeychain() throws {
+        #expect(add(genericPassword([K.data: Data("pw")])) == errSecSuccess)
+        #expect(SecKeychainLock(nil) == errSecSuccess)
+        #expect(secret(genericPassword()) == Data("pw"))
+        #expect(changePassword(nil, from: "x", to: "login pw") == errSecAuthFailed)
+        #expect(changePassword(nil, from: "", to: "login pw") == errSecSuccess)
+        #expect(SecKeychainLock(nil) == errSecSuccess)
+        #expect(copy(genericPassword([K.returnData: true])).0 == errSecInteractionNotAllowed)
+        #expect(unlock(nil, "login pw") == errSecSuccess)
+        #expect(secret(genericPassword()) == Data("pw"))
+    }
 }
