@@ -111,21 +111,28 @@ struct ProcessFaultTests {
         return probe.terminationStatus == 0
     }()
 
-    @Test("A full disk (ENOSPC on a 768 KiB tmpfs) is errSecDiskFull and loses nothing acknowledged",
-          .enabled(if: canMountPrivately, "needs unshare -rm (user and mount namespaces)"))
-    func diskFull() throws {
-        let folder = try TemporaryFolder.make(prefix: "keyhaven-full")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+    /// Runs a shell script in a private user and mount namespace, with `$0` = `folder` and
+    /// `$1` = the helper; returns its exit status and output.
+    static func inPrivateMountNamespace(_ script: String, _ folder: String) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-rm", "sh", "-c", "mount -t tmpfs -o size=768k tmpfs \"$0\" && KEYHAVEN_HOME=\"$0\" \"$1\" fillfs f 200",
-                             folder, MultiProcessTests.helper.path]
+        process.arguments = ["-rm", "sh", "-c", script, folder, MultiProcessTests.helper.path]
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        return (process.terminationStatus, output)
+    }
+
+    @Test("A full disk (ENOSPC on a 768 KiB tmpfs) is errSecDiskFull and loses nothing acknowledged",
+          .enabled(if: canMountPrivately, "needs unshare -rm (user and mount namespaces)"))
+    func diskFull() throws {
+        let folder = try TemporaryFolder.make(prefix: "keyhaven-full")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (exit, output) = try Self.inPrivateMountNamespace(
+            "mount -t tmpfs -o size=768k tmpfs \"$0\" && KEYHAVEN_HOME=\"$0\" \"$1\" fillfs f 200", folder)
+        #expect(exit == 0)
         let report = try Self.fillReport(output.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(report.status == errSecDiskFull)
         #expect(report.added > 0 && report.added < 200)
@@ -136,18 +143,10 @@ struct ProcessFaultTests {
           .enabled(if: canMountPrivately, "needs unshare -rm (user and mount namespaces)"))
     func readOnlyFileSystem() throws {
         #expect(MultiProcessTests.finish(try MultiProcessTests.start(["add", "a", "3"])).1 == "ok 3")
-        let home = TestHome.current!.path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-rm", "sh", "-c",
-                             "mount --bind \"$0\" \"$0\" && mount -o remount,ro,bind \"$0\" && "
-                                + "KEYHAVEN_HOME=\"$0\" \"$1\" add b 1; KEYHAVEN_HOME=\"$0\" \"$1\" read a 3",
-                             home, MultiProcessTests.helper.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (_, output) = try Self.inPrivateMountNamespace(
+            "mount --bind \"$0\" \"$0\" && mount -o remount,ro,bind \"$0\" && "
+                + "KEYHAVEN_HOME=\"$0\" \"$1\" add b 1; KEYHAVEN_HOME=\"$0\" \"$1\" read a 3",
+            TestHome.current!.path)
         #expect(output == "error add b-0 \(errSecReadOnly)\nok 3\n")
         #expect(copy([K.class: kSecClassGenericPassword, K.account: "b-0"]).0 == errSecItemNotFound)
     }
