@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "KeychainServices", targets: ["KeychainServices"]),
         .library(name: "KeychainServicesExtras", targets: ["KeychainServicesExtras"]),
+        .library(name: "Keyhaven", targets: ["Keyhaven"]),
         .executable(name: "keyhaven-example", targets: ["keyhaven-example"]),
     ],
     dependencies: [
@@ -45,6 +46,13 @@ let package = Package(
             dependencies: ["KeychainServices", "KeychainStore"],
             swiftSettings: strictSwift
         ),
+        // The Swift API (SAMKeychain's and FXKeychain's shapes). Imports only KeychainServices, so it
+        // would build unchanged against Apple's Security framework.
+        .target(
+            name: "Keyhaven",
+            dependencies: ["KeychainServices"],
+            swiftSettings: strictSwift
+        ),
         .executableTarget(
             name: "keyhaven-example",
             dependencies: ["KeychainServices"],
@@ -61,6 +69,11 @@ let package = Package(
             name: "KeychainTestSupport",
             dependencies: ["KeychainStore", "KeychainServicesExtras"],
             path: "Tests/KeychainTestSupport",
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "KeyhavenTests",
+            dependencies: ["Keyhaven", "KeychainServices", "KeychainServicesExtras", "KeychainTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
