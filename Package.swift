@@ -16,6 +16,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.70.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
     ],
     targets: [
         // The system SQLite (Debian: libsqlite3-dev). Only KeychainStore/SQLite touches it.
@@ -51,6 +53,41 @@ let package = Package(
         .target(
             name: "Keyhaven",
             dependencies: ["KeychainServices"],
+            swiftSettings: strictSwift
+        ),
+        // The agent protocol and its blocking client (no event loop: the command starts fast).
+        .target(
+            name: "KeyhavenAgentClient",
+            dependencies: ["KeychainStore"],
+            swiftSettings: strictSwift
+        ),
+        // The agent: holds unlocked keychains for a user's processes, on a Unix socket (SwiftNIO).
+        .target(
+            name: "KeyhavenAgent",
+            dependencies: [
+                "KeychainStore", "KeyhavenAgentClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "keyhavend",
+            dependencies: ["KeyhavenAgent"],
+            swiftSettings: strictSwift
+        ),
+        // The command, macOS security(1)'s subcommands over the agent.
+        .target(
+            name: "KeyhavenCLI",
+            dependencies: [
+                "KeychainStore", "KeyhavenAgentClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "keyhaven",
+            dependencies: ["KeyhavenCLI"],
             swiftSettings: strictSwift
         ),
         .executableTarget(

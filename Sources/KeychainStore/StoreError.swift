@@ -14,6 +14,14 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         fileprivate let base: Base
         package var description: String { base.rawValue }
 
+        fileprivate init(base: Base) { self.base = base }
+
+        /// The code a ``description`` names (as the agent protocol carries it); nil if unknown.
+        package init?(name: String) {
+            guard let base = Base(rawValue: name) else { return nil }
+            self.base = base
+        }
+
         /// A value or a combination of values the caller passed is not valid.
         package static let invalidParameter = Code(base: .invalidParameter)
         /// An attribute name that the item class does not have.

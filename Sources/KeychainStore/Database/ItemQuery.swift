@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// Which items an operation applies to.
-package struct ItemQuery: Sendable {
+package struct ItemQuery: Sendable, Codable {
     package var itemClass: ItemClass
     /// Exact-match criteria by wire name, already converted to each attribute's kind.
     package var criteria: [String: AttributeValue] = [:]
@@ -20,7 +20,7 @@ package struct ItemQuery: Sendable {
 }
 
 /// Who is calling: the access groups the caller may use, first = default for adds.
-package struct Caller: Sendable, Hashable {
+package struct Caller: Sendable, Hashable, Codable {
     package let accessGroups: [String]
 
     package init(accessGroups: [String]) { self.accessGroups = accessGroups }
@@ -34,7 +34,7 @@ package struct Caller: Sendable, Hashable {
 }
 
 /// A new item for ``KeychainDatabase/add(_:caller:)``.
-package struct NewItem: Sendable {
+package struct NewItem: Sendable, Codable {
     package var itemClass: ItemClass
     package var attributes: [String: AttributeValue]
     package var secret: Data?
@@ -49,7 +49,7 @@ package struct NewItem: Sendable {
 }
 
 /// What ``KeychainDatabase/update(_:with:caller:)`` changes.
-package struct ItemChanges: Sendable {
+package struct ItemChanges: Sendable, Codable {
     package var attributes: [String: AttributeValue] = [:]
     /// The new secret, if it changes.
     package var secret: Data?
@@ -60,7 +60,7 @@ package struct ItemChanges: Sendable {
 }
 
 /// An item read from the keychain.
-package struct StoredItem: Sendable {
+package struct StoredItem: Sendable, Codable {
     package let itemClass: ItemClass
     package let rowID: Int64
     package let persistentReference: PersistentReference

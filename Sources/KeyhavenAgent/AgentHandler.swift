@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import FoundationEssentials
+import KeychainStore
+import KeyhavenAgentClient
+import NIOCore
+import NIOPosix
+
+/// One client connection: checks the peer is this user, then answers frames in order.
+///
+/// Requests run on a thread pool (SQLite and scrypt block), so a slow request or a slow client
+/// never holds the event loop, and other clients go on. A malformed frame ends this connection.
+final class AgentHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let service: AgentService
+    private let pool: NIOThreadPool
+    private let onShutdown: @Sendable () -> Void
+    private var verified = false
+    private var pending: [ByteBuffer] = []
+
+    init(service: AgentService, pool: NIOThreadPool, onShutdown: @escaping @Sendable () -> Void) {
+        self.service = service
+        self.pool = pool
+        self.onShutdown = onShutdown
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        // Only processes of the agent's own user may talk to it (the folder is 0700 too).
+        guard let provider = context.channel as? any SocketOptionProvider else {
+            context.close(promise: nil)
+            return
+        }
+        let future: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(PeerCredentials.option))
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        future.whenComplete { result in
+            let (handler, context) = loopBound.value
+            guard case .success(let credentials) = result, credentials.uid == getuid() else {
+                context.close(promise: nil)
+                return
+            }
+            handler.verified = true
+            for frame in handler.pending { handler.process(frame, context: context) }
+            handler.pending = []
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        if verified { process(frame, context: context) } else { pending.append(frame) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    private func process(_ frame: ByteBuffer, context: ChannelHandlerContext) {
+        let request: AgentRequest
+        do {
+            request = try AgentFraming.decode(AgentRequest.self, from: Array(frame.readableBytesView))
+        } catch {
+            context.close(promise: nil)
+            return
+        }
+        let service = self.service
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let shutdown = onShutdown
+        pool.runIfActive(eventLoop: context.eventLoop) { () -> [UInt8] in
+            let response = service.respond(to: request)
+            return (try? AgentFraming.encode(response)) ?? []
+        }.whenComplete { result in
+            let context = loopBound.value
+            guard case .success(let bytes) = result, !bytes.isEmpty else {
+                context.close(promise: nil)
+                return
+            }
+            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+            if case .shutdown = request { shutdown() }
+        }
+    }
+}
+
+/// `struct ucred` (Linux's SO_PEERCRED answer), declared here because Glibc's module leaves it
+/// behind `_GNU_SOURCE`. Same layout: pid, uid, gid.
+struct PeerCredentials: Sendable {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+
+    /// SO_PEERCRED.
+    static let option: Int32 = 17
+}

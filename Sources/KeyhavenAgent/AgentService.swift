@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import FoundationEssentials
+import KeychainStore
+import KeyhavenAgentClient
+
+/// What the agent does for each request: the embedded engine, for the agent's keychain home.
+///
+/// The agent's registry holds the open keychains, so an unlock lasts for every later client
+/// until a lock, the auto-lock, or the agent's exit (the lock model's "reboot").
+package struct AgentService: Sendable {
+    package let home: KeychainHome
+    let registry: KeychainRegistry
+
+    package init(home: KeychainHome, registry: KeychainRegistry = KeychainRegistry()) {
+        self.home = home
+        self.registry = registry
+    }
+
+    /// Answers one request; errors become the response's failure.
+    package func respond(to request: AgentRequest) -> AgentResponse {
+        do throws(StoreError) {
+            return try handle(request)
+        } catch {
+            return AgentResponse(error: error)
+        }
+    }
+
+    private func database(_ path: String) throws(StoreError) -> KeychainDatabase {
+        try registry.database(at: path, home: home, create: path == home.defaultKeychainPath)
+    }
+
+    private func handle(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
+        var response = AgentResponse()
+        switch request {
+        case .hello:
+            response.home = home.path
+            response.pid = getpid()
+        case .create(let keychain, let password):
+            _ = try registry.create(at: keychain, home: home, password: password.map(Array.init))
+        case .deleteKeychain(let keychain):
+            try registry.deleteKeychain(at: keychain)
+        case .unlock(let keychain, let password):
+            var secret = Array(password)
+            defer { zeroize(&secret) }
+            try database(keychain).unlock(password: secret)
+        case .lock(let keychain):
+            if let keychain { try database(keychain).lock() } else { registry.lockAll() }
+        case .status(let keychain):
+            response.status = try database(keychain).status()
+        case .changePassword(let keychain, let old, let new):
+            var (oldSecret, newSecret) = (Array(old), Array(new))
+            defer { zeroize(&oldSecret); zeroize(&newSecret) }
+            try database(keychain).changePassword(old: oldSecret, new: newSecret)
+        case .settings(let keychain):
+            response.settings = try database(keychain).lockSettings()
+        case .setSettings(let keychain, let settings):
+            try database(keychain).setLockSettings(settings)
+        case .add(let keychain, let item, let caller):
+            response.items = [try database(keychain).add(item, caller: caller)]
+        case .find(let keychains, let query, let caller, let withSecrets):
+            response.items = try find(keychains, query, caller, withSecrets)
+        case .update(let keychains, let query, let changes, let caller):
+            response.count = try eachKeychain(keychains) { (db) throws(StoreError) in try db.update(query, with: changes, caller: caller) }
+        case .delete(let keychains, let query, let caller):
+            response.count = try eachKeychain(keychains) { (db) throws(StoreError) in
+                try db.delete(query, caller: caller, makeTombstones: false)
+            }
+        case .shutdown:
+            break
+        }
+        return response
+    }
+
+    /// Finds across keychains in order, up to the query's limit (as the library does).
+    private func find(_ keychains: [String], _ query: ItemQuery, _ caller: Caller, _ withSecrets: Bool) throws(StoreError) -> [StoredItem] {
+        var query = query
+        var items: [StoredItem] = []
+        var firstError: StoreError?
+        for path in keychains {
+            do throws(StoreError) {
+                items += try database(path).find(query, caller: caller, withSecrets: withSecrets)
+            } catch where error.code == .itemNotFound {
+                continue
+            } catch {
+                firstError = firstError ?? error
+                continue
+            }
+            if let limit = query.limit {
+                guard items.count < limit else { break }
+                query.limit = limit - items.count
+            }
+        }
+        if items.isEmpty { throw firstError ?? StoreError(.itemNotFound, "no item matched") }
+        return items
+    }
+
+    private func eachKeychain(_ keychains: [String], _ body: (KeychainDatabase) throws(StoreError) -> Int) throws(StoreError) -> Int {
+        var total = 0
+        for path in keychains {
+            do throws(StoreError) { total += try body(try database(path)) } catch where error.code == .itemNotFound { continue }
+        }
+        guard total > 0 else { throw StoreError(.itemNotFound, "no item matched") }
+        return total
+    }
+}

@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import FoundationEssentials
+import KeychainStore
+
+/// A blocking client of the agent over its Unix socket: one request, one response, in order.
+///
+/// Plain POSIX sockets keep the command's start-up light (no event loop). Not thread-safe: use
+/// one per thread.
+package final class AgentClient {
+    private let fd: Int32
+
+    /// Connects; `.notAvailable` when no agent listens there.
+    package init(socket: AgentSocket) throws(StoreError) {
+        fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw StoreError(.notAvailable, "cannot make a socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(socket.path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            throw StoreError(.invalidParameter, "the agent socket path is too long: \(socket.path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in bytes.enumerated() { raw[i] = byte }
+            raw[bytes.count] = 0
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw StoreError(.notAvailable, "no agent at \(socket.path) (\(reason))")
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends a request and waits for its response; an agent error is thrown as it is.
+    package func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
+        try write(AgentFraming.encode(request))
+        let header = try read(4)
+        let length = header.reduce(0) { $0 << 8 | Int($1) }
+        guard length <= AgentFraming.maximumFrame else { throw StoreError(.decode, "the agent sent an oversized message") }
+        let response = try AgentFraming.decode(AgentResponse.self, from: try read(length))
+        if let error = response.error { throw error }
+        return response
+    }
+
+    private func write(_ bytes: [UInt8]) throws(StoreError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError(.notAvailable, "the agent connection broke: \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+    }
+
+    private func read(_ count: Int) throws(StoreError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var offset = 0
+        while offset < count {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + offset, count - offset, 0) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw StoreError(.notAvailable, "the agent closed the connection") }
+            offset += n
+        }
+        return buffer
+    }
+}

@@ -1,0 +1,37 @@
+// keyhavend: the per-user agent that keeps keychains unlocked between commands.
+// Usually started by `keyhaven` on first need; `keyhaven agent start|stop|status` manage it.
+#if canImport(Glibc)
+import Glibc
+#endif
+import KeychainStore
+import KeyhavenAgent
+import KeyhavenAgentClient
+
+/// Writes a line to a file descriptor, unbuffered.
+func say(_ line: String, to fd: Int32 = 1) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+if arguments.contains("--help") || arguments.contains("-h") {
+    print("""
+        usage: keyhavend
+        Serves the keychains of $KEYHAVEN_HOME (else $XDG_DATA_HOME/keyhaven, else ~/.local/share/keyhaven)
+        on $KEYHAVEN_AGENT_SOCKET (else $XDG_RUNTIME_DIR/keyhaven/agent.sock), in the foreground,
+        until SIGTERM or `keyhaven agent stop`. Unlocked keychains stay unlocked until locked,
+        auto-locked, or this process exits.
+        """)
+    exit(0)
+}
+do {
+    let server = try AgentServer(socket: AgentSocket.current(), service: AgentService(home: try KeychainHome.current()))
+    say("keyhavend: listening on \(server.socket.path)")
+    server.run()
+} catch let error as StoreError {
+    say("keyhavend: \(error.message)", to: 2)
+    exit(1)
+} catch {
+    say("keyhavend: \(error)", to: 2)
+    exit(1)
+}
