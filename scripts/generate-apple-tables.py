@@ -56,10 +56,16 @@ with open(os.path.join(out, "SecBaseErrors.swift"), "w", encoding="utf-8") as f:
     f.write(HEADER.format("errors.tsv"))
     for name, value, _ in errors:
         f.write(f"public let {name}: OSStatus = {value}\n")
-with open(os.path.join(out, "SecErrorMessages.swift"), "w", encoding="utf-8") as f:
+old = os.path.join(out, "SecErrorMessages.swift")
+if os.path.exists(old):
+    os.remove(old)
+store = os.path.join(os.path.dirname(__file__), "..", "Sources", "KeychainStore", "Generated")
+os.makedirs(store, exist_ok=True)
+with open(os.path.join(store, "AppleErrorMessages.swift"), "w", encoding="utf-8") as f:
     f.write(HEADER.format("errors.tsv"))
-    f.write("/// Apple's message for each status code, as `SecCopyErrorMessageString` returns it.\n")
-    f.write("let secErrorMessages: [OSStatus: String] = [\n")
+    f.write("/// Apple's message for each status code, as `SecCopyErrorMessageString` returns it. In the engine so\n")
+    f.write("/// that the command can print them without Foundation.\n")
+    f.write("package let appleErrorMessages: [Int32: String] = [\n")
     seen = set()
     for name, value, message in errors:
         if value in seen:

@@ -1,9 +1,10 @@
 import Foundation
+import KeychainStore
 
 /// Apple's message for a status code.
 ///
 /// Unknown codes get a generic sentence naming the number, as Apple's Security framework does.
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
-    if let message = secErrorMessages[status] { return NSString(string: message) }
+    if let message = appleErrorMessages[status] { return NSString(string: message) }
     return NSString(string: "OSStatus \(status)")
 }

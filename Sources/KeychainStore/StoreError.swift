@@ -82,3 +82,31 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     package static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.code == rhs.code && lhs.message == rhs.message }
     package func hash(into hasher: inout Hasher) { hasher.combine(code); hasher.combine(message) }
 }
+
+extension StoreError.Code {
+    /// Apple's `OSStatus` for this code (docs/errors.md has the table).
+    package var appleStatus: Int32 {
+        switch base {
+        case .invalidParameter: return -50         // errSecParam
+        case .noSuchAttribute: return -25303       // errSecNoSuchAttr
+        case .noSuchClass: return -25306           // errSecNoSuchClass
+        case .duplicateItem: return -25299         // errSecDuplicateItem
+        case .itemNotFound: return -25300          // errSecItemNotFound
+        case .missingEntitlement: return -34018    // errSecMissingEntitlement
+        case .interactionNotAllowed: return -25308 // errSecInteractionNotAllowed
+        case .notAvailable: return -25291          // errSecNotAvailable
+        case .decode: return -26275                // errSecDecode
+        case .diskFull: return -34                 // errSecDiskFull
+        case .io: return -36                       // errSecIO
+        case .readOnly: return -25292              // errSecReadOnly
+        case .invalidKeychain: return -25295       // errSecInvalidKeychain
+        case .wrongVersion: return -25310          // errSecWrongSecVersion
+        case .dataTooLarge: return -25302          // errSecDataTooLarge
+        case .authFailed: return -25293            // errSecAuthFailed
+        case .unimplemented: return -4             // errSecUnimplemented
+        case .noSuchKeychain: return -25294        // errSecNoSuchKeychain
+        case .duplicateKeychain: return -25296     // errSecDuplicateKeychain
+        case .internalError: return -26276         // errSecInternal
+        }
+    }
+}

@@ -12,12 +12,7 @@ package enum FileKeychains {
     /// A keychain argument as a path: with a slash, a path (made absolute); without, a name in the
     /// keychain home, given the `.keychain-db` ending if it has no ending of its own.
     static func path(for name: String, in home: KeychainHome) -> String {
-        if name.contains("/") {
-            return name.hasPrefix("/") ? name : FileManager.default.currentDirectoryPath + "/" + name
-        }
-        if name.hasSuffix(".keychain-db") { return home.path + "/" + name }
-        if name.hasSuffix(".keychain") { return home.path + "/" + name + "-db" }
-        return home.path + "/" + name + ".keychain-db"
+        home.keychainPath(for: name, relativeTo: FileManager.default.currentDirectoryPath)
     }
 
     /// The open keychain a reference names; nil names the default keychain.

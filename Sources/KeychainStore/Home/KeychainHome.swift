@@ -26,6 +26,15 @@ package struct KeychainHome: Sendable, Hashable {
         return KeychainHome(path: user + "/.local/share/keyhaven")
     }
 
+    /// A keychain argument as a path: with a slash, a path (made absolute against `directory`);
+    /// without, a name in the home, given the `.keychain-db` ending if it has no ending of its own.
+    package func keychainPath(for name: String, relativeTo directory: String) -> String {
+        if name.contains("/") { return name.hasPrefix("/") ? name : directory + "/" + name }
+        if name.hasSuffix(".keychain-db") { return path + "/" + name }
+        if name.hasSuffix(".keychain") { return path + "/" + name + "-db" }
+        return path + "/" + name + ".keychain-db"
+    }
+
     /// The default keychain's file, `login.keychain-db`.
     package var defaultKeychainPath: String { path + "/login.keychain-db" }
     package var privateFolder: String { path + "/private" }

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import FoundationEssentials
+import KeychainStore
+import KeyhavenAgentClient
+
+/// glibc's POSIX_SPAWN_SETSID (hidden behind _GNU_SOURCE in the Glibc module): start the child in
+/// a new session, so it outlives the command and its terminal.
+private let posixSpawnSetSID: Int32 = 0x80
+
+/// Connects to the agent, starting one (like gpg-agent) when none answers.
+enum AgentLauncher {
+    /// A client of the agent for `home`; `.notAvailable` if the agent there serves another home.
+    static func connect(home: KeychainHome, start: Bool = true) throws(StoreError) -> AgentClient {
+        let socket = AgentSocket.current()
+        if let client = try? AgentClient(socket: socket) {
+            try check(client, serves: home, socket: socket)
+            return client
+        }
+        guard start else { throw StoreError(.notAvailable, "no agent is running at \(socket.path)") }
+        try spawnAgent()
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(5)
+        while clock.now < deadline {
+            if let client = try? AgentClient(socket: socket) {
+                try check(client, serves: home, socket: socket)
+                return client
+            }
+            usleep(5_000)
+        }
+        throw StoreError(.notAvailable, "keyhavend did not start; run it by hand to see why")
+    }
+
+    private static func check(_ client: AgentClient, serves home: KeychainHome, socket: AgentSocket) throws(StoreError) {
+        let hello = try client.send(.hello)
+        guard hello.home == home.path else {
+            throw StoreError(.notAvailable, "the agent at \(socket.path) serves \(hello.home ?? "another home"), not \(home.path): "
+                                + "stop it (keyhaven agent stop) or set KEYHAVEN_AGENT_SOCKET")
+        }
+    }
+
+    /// The agent executable: beside this one, else `keyhavend` on the PATH.
+    static var agentExecutable: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 {
+            let beside = parentFolder(of: String(cString: buffer)) + "/keyhavend"
+            if access(beside, X_OK) == 0 { return beside }
+        }
+        return "keyhavend"
+    }
+
+    /// Starts `keyhavend` in its own session, detached, with its output going nowhere.
+    private static func spawnAgent() throws(StoreError) {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(posixSpawnSetSID))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd in [0, 1, 2] as [Int32] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        let executable = agentExecutable
+        var pid = pid_t()
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), nil]
+        defer { argv.forEach { free($0) } }
+        let result = posix_spawnp(&pid, executable, &actions, &attributes, argv, environ)
+        guard result == 0 else {
+            throw StoreError(.notAvailable, "cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import FoundationEssentials
+import KeychainStore
+
+/// A four-character code option (`-c creator`, `-C type`, `-r protocol`, `-t auth type`).
+struct FourCharacterCode: ExpressibleByArgument {
+    let text: String
+    init?(argument: String) {
+        guard argument.utf8.count == 4 else { return nil }
+        text = argument
+    }
+    /// As a number, big-endian, as Apple stores creator and type codes.
+    var number: Int64 { text.utf8.reduce(Int64(0)) { $0 << 8 | Int64($1) } }
+}
+
+/// The attributes generic-password subcommands take, with security(1)'s letters.
+struct GenericPasswordOptions: ParsableArguments {
+    @Option(name: .customShort("a"), help: "The account.") var account: String?
+    @Option(name: .customShort("s"), help: "The service.") var service: String?
+    @Option(name: .customShort("l"), help: "The label.") var label: String?
+    @Option(name: .customShort("j"), help: "The comment.") var comment: String?
+    @Option(name: .customShort("D"), help: "The kind (description).") var kind: String?
+    @Option(name: .customShort("c"), help: "The creator (four characters).") var creator: FourCharacterCode?
+    @Option(name: .customShort("C"), help: "The type (four characters).") var type: FourCharacterCode?
+    @Option(name: .customShort("G"), help: "The generic attribute.") var generic: String?
+
+    var attributes: [String: AttributeValue] {
+        var result: [String: AttributeValue] = [:]
+        result["acct"] = account.map(AttributeValue.string)
+        result["svce"] = service.map(AttributeValue.string)
+        result["labl"] = label.map(AttributeValue.string)
+        result["icmt"] = comment.map(AttributeValue.string)
+        result["desc"] = kind.map(AttributeValue.string)
+        result["crtr"] = creator.map { .number($0.number) }
+        result["type"] = type.map { .number($0.number) }
+        result["gena"] = generic.map(AttributeValue.string)
+        return result
+    }
+}
+
+/// The attributes internet-password subcommands take, with security(1)'s letters.
+struct InternetPasswordOptions: ParsableArguments {
+    @Option(name: .customShort("a"), help: "The account.") var account: String?
+    @Option(name: .customShort("s"), help: "The server.") var server: String?
+    @Option(name: .customShort("d"), help: "The security domain.") var domain: String?
+    @Option(name: .customShort("p"), help: "The path.") var path: String?
+    @Option(name: .customShort("P"), help: "The port.") var port: UInt16?
+    @Option(name: .customShort("r"), help: "The protocol (four characters: 'http', 'htps', 'ftp ', ...).") var `protocol`: FourCharacterCode?
+    @Option(name: .customShort("t"), help: "The authentication type (four characters: 'dflt', 'form', ...).") var authenticationType: FourCharacterCode?
+    @Option(name: .customShort("l"), help: "The label.") var label: String?
+    @Option(name: .customShort("j"), help: "The comment.") var comment: String?
+    @Option(name: .customShort("D"), help: "The kind (description).") var kind: String?
+    @Option(name: .customShort("c"), help: "The creator (four characters).") var creator: FourCharacterCode?
+    @Option(name: .customShort("C"), help: "The type (four characters).") var type: FourCharacterCode?
+
+    var attributes: [String: AttributeValue] {
+        var result: [String: AttributeValue] = [:]
+        result["acct"] = account.map(AttributeValue.string)
+        result["srvr"] = server.map(AttributeValue.string)
+        result["sdmn"] = domain.map(AttributeValue.string)
+        result["path"] = path.map(AttributeValue.string)
+        result["port"] = port.map { .number(Int64($0)) }
+        result["ptcl"] = `protocol`.map { .string($0.text) }
+        result["atyp"] = authenticationType.map { .string($0.text) }
+        result["labl"] = label.map(AttributeValue.string)
+        result["icmt"] = comment.map(AttributeValue.string)
+        result["desc"] = kind.map(AttributeValue.string)
+        result["crtr"] = creator.map { .number($0.number) }
+        result["type"] = type.map { .number($0.number) }
+        return result
+    }
+}
+
+/// How a found item is shown: `-g` (password on standard error), `-w` (the password only), or
+/// `--json`.
+struct ShowOptions: ParsableArguments {
+    @Flag(name: .customShort("g"), help: "Also show the password (on standard error).") var showPassword = false
+    @Flag(name: .customShort("w"), help: "Show only the password.") var passwordOnly = false
+    @Flag(name: .long, help: "Print JSON, for scripts.") var json = false
+
+    var needsSecret: Bool { showPassword || passwordOnly }
+}

@@ -1,0 +1,201 @@
+import ArgumentParser
+import FoundationEssentials
+import KeychainStore
+import KeyhavenAgentClient
+
+struct CreateKeychain: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create-keychain", abstract: "Create a keychain and leave it unlocked.")
+    @Option(name: .customShort("p"), help: "The new keychain's password (omit the value to be asked; empty: no password).")
+    var password: String?
+    @Argument(help: "The keychain (a path, or a name in the keychain home).") var keychain: String
+
+    func run() throws {
+        try perform("SecKeychainCreate") { () throws(StoreError) in
+            let session = try Session.open()
+            var secret = try PasswordInput.resolveOrAsk(password, prompt: "password for new keychain: ")
+            defer { zeroize(&secret) }
+            let path = try session.path(keychain)
+            try session.send(.create(keychain: path, password: secret.isEmpty ? nil : Data(secret)))
+            var preferences = try session.preferences()
+            var list = preferences.searchPaths(session.home)
+            if !list.contains(path) { list.append(path) }
+            preferences.searchList = list
+            try preferences.save(session.home)
+        }
+    }
+}
+
+struct DeleteKeychain: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "delete-keychain", abstract: "Delete keychains and take them out of the search list.")
+    @Argument(help: "The keychains.") var keychains: [String]
+
+    func run() throws {
+        try perform("SecKeychainDelete") { () throws(StoreError) in
+            let session = try Session.open()
+            var preferences = try session.preferences()
+            for name in keychains {
+                let path = try session.path(name)
+                try session.send(.deleteKeychain(keychain: path))
+                preferences.searchList = preferences.searchList?.filter { $0 != path }
+                if preferences.defaultKeychain == path { preferences.defaultKeychain = nil }
+            }
+            try preferences.save(session.home)
+        }
+    }
+}
+
+struct ListKeychains: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list-keychains", abstract: "Show or set the keychain search list.")
+    @Option(name: .customShort("d"), help: "The preference domain (only 'user' exists here).") var domain: String?
+    @Flag(name: .customShort("s"), help: "Set the search list to the keychains given.") var set = false
+    @Argument(help: "With -s, the keychains of the new list.") var keychains: [String] = []
+
+    func run() throws {
+        try perform("SecKeychainCopySearchList") { () throws(StoreError) in
+            let home = try KeychainHome.current()
+            var preferences = try KeychainPreferences.load(home)
+            if set {
+                preferences.searchList = keychains.map { home.keychainPath(for: $0, relativeTo: FileManager.default.currentDirectoryPath) }
+                try preferences.save(home)
+            } else {
+                for path in preferences.searchPaths(home) { printLine("    \"\(path)\"") }
+            }
+        }
+    }
+}
+
+struct DefaultKeychain: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "default-keychain", abstract: "Show or set the default keychain.")
+    @Option(name: .customShort("d"), help: "The preference domain (only 'user' exists here).") var domain: String?
+    @Option(name: .customShort("s"), help: "Make this keychain the default.") var keychain: String?
+
+    func run() throws {
+        try perform("SecKeychainCopyDefault") { () throws(StoreError) in
+            let home = try KeychainHome.current()
+            var preferences = try KeychainPreferences.load(home)
+            if let keychain {
+                let path = home.keychainPath(for: keychain, relativeTo: FileManager.default.currentDirectoryPath)
+                guard FileSecurity.fileSize(path) != nil else { throw StoreError(.noSuchKeychain, "no keychain at \(path)") }
+                preferences.defaultKeychain = path == home.defaultKeychainPath ? nil : path
+                try preferences.save(home)
+            } else {
+                printLine("    \"\(preferences.defaultPath(home))\"")
+            }
+        }
+    }
+}
+
+struct UnlockKeychain: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unlock-keychain", abstract: "Unlock a keychain (default: the default keychain) for every later command.")
+    @Option(name: .customShort("p"), help: "The password (omit the value, or the option, to be asked).") var password: String?
+    @Argument(help: "The keychain.") var keychain: String?
+
+    func run() throws {
+        try perform("SecKeychainUnlock") { () throws(StoreError) in
+            let session = try Session.open()
+            let path = try session.path(keychain)
+            guard try session.send(.status(keychain: path)).status?.hasPassword == true else { return }
+            var secret = try PasswordInput.resolveOrAsk(password, prompt: "password to unlock \(path): ")
+            defer { zeroize(&secret) }
+            try session.send(.unlock(keychain: path, password: Data(secret)))
+        }
+    }
+}
+
+struct LockKeychain: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "lock-keychain", abstract: "Lock a keychain, or all of them.")
+    @Flag(name: .customShort("a"), help: "Lock every keychain.") var all = false
+    @Argument(help: "The keychain (default: the default keychain).") var keychain: String?
+
+    func run() throws {
+        try perform("SecKeychainLock") { () throws(StoreError) in
+            let session = try Session.open()
+            try session.send(.lock(keychain: all ? nil : try session.path(keychain)))
+        }
+    }
+}
+
+struct ShowKeychainInfo: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show-keychain-info", abstract: "Show a keychain's lock settings.")
+    @Argument(help: "The keychain (default: the default keychain).") var keychain: String?
+
+    func run() throws {
+        try perform("SecKeychainCopySettings") { () throws(StoreError) in
+            let session = try Session.open()
+            let path = try session.path(keychain)
+            let settings = try session.send(.settings(keychain: path)).settings ?? LockSettings()
+            let status = try session.send(.status(keychain: path)).status
+            var line = "Keychain \"\(path)\""
+            if settings.lockOnSleep { line += " lock-on-sleep" }
+            line += settings.useLockInterval ? " timeout=\(settings.lockInterval)s" : " no-timeout"
+            printLine(line + (status?.isUnlocked == true ? " unlocked" : " locked"))
+        }
+    }
+}
+
+struct SetKeychainSettings: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "set-keychain-settings", abstract: "Set a keychain's lock settings.")
+    @Flag(name: .customShort("l"), help: "Lock when the system sleeps (recorded only).") var lockOnSleep = false
+    @Flag(name: .customShort("u"), help: "Lock after the timeout.") var lockAfterTimeout = false
+    @Option(name: .customShort("t"), help: "The timeout in seconds (implies -u).") var timeout: UInt32?
+    @Argument(help: "The keychain (default: the default keychain).") var keychain: String?
+
+    func run() throws {
+        try perform("SecKeychainSetSettings") { () throws(StoreError) in
+            let session = try Session.open()
+            let settings = LockSettings(lockOnSleep: lockOnSleep, useLockInterval: lockAfterTimeout || timeout != nil,
+                                        lockInterval: timeout ?? 300)
+            try session.send(.setSettings(keychain: try session.path(keychain), settings: settings))
+        }
+    }
+}
+
+struct SetKeychainPassword: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "set-keychain-password", abstract: "Set, change or remove (empty new password) a keychain's password.")
+    @Option(name: .customShort("o"), help: "The current password (omit to be asked).") var old: String?
+    @Option(name: .customShort("p"), help: "The new password (omit to be asked).") var new: String?
+    @Argument(help: "The keychain (default: the default keychain).") var keychain: String?
+
+    func run() throws {
+        try perform("SecKeychainChangePassword") { () throws(StoreError) in
+            let session = try Session.open()
+            let path = try session.path(keychain)
+            let hasPassword = try session.send(.status(keychain: path)).status?.hasPassword == true
+            var oldSecret = hasPassword ? try PasswordInput.resolveOrAsk(old, prompt: "old password: ") : []
+            var newSecret = try PasswordInput.resolveOrAsk(new, prompt: "new password: ")
+            defer { zeroize(&oldSecret); zeroize(&newSecret) }
+            try session.send(.changePassword(keychain: path, old: Data(oldSecret), new: Data(newSecret)))
+        }
+    }
+}
+
+struct AgentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "agent", abstract: "Start, stop or ask about keyhavend.")
+    enum Action: String, ExpressibleByArgument { case start, stop, status }
+    @Argument(help: "start, stop or status.") var action: Action
+
+    func run() throws {
+        try perform("agent") { () throws(StoreError) in
+            let home = try KeychainHome.current()
+            switch action {
+            case .start:
+                let client = try AgentLauncher.connect(home: home)
+                printLine("keyhavend is running (pid \(try client.send(.hello).pid ?? 0)) at \(AgentSocket.current().path)")
+            case .stop:
+                guard let client = try? AgentLauncher.connect(home: home, start: false) else {
+                    printLine("keyhavend is not running")
+                    return
+                }
+                try client.send(.shutdown)
+                printLine("keyhavend stopped")
+            case .status:
+                guard let client = try? AgentLauncher.connect(home: home, start: false) else {
+                    printLine("keyhavend is not running")
+                    throw StoreError(.notAvailable, "no agent")
+                }
+                let hello = try client.send(.hello)
+                printLine("keyhavend is running (pid \(hello.pid ?? 0)) for \(hello.home ?? "?") at \(AgentSocket.current().path)")
+            }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Writes a line to standard output or standard error, unbuffered.
+func printLine(_ line: String, to fd: Int32 = 1) {
+    let bytes = Array((line + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if n <= 0 { return }
+        offset += n
+    }
+}
+
+func printError(_ line: String) { printLine(line, to: 2) }

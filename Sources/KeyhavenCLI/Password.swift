@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import KeychainStore
+
+/// Passwords from the terminal (without echo) or standard input, never from the command line
+/// unless the user put them there.
+enum PasswordInput {
+    /// The sentinel the argument pre-processor puts where a password option had no value.
+    static let prompt = "\u{0}prompt"
+
+    /// The password an option gave: its value, a prompt, or standard input for `-`.
+    static func resolve(_ value: String?, prompt: String) throws(StoreError) -> [UInt8]? {
+        switch value {
+        case nil: return nil
+        case Self.prompt?: return try read(prompt: prompt)
+        case "-"?: return try readLine(fd: 0)
+        case let value?: return Array(value.utf8)
+        }
+    }
+
+    /// The password an option gave, or else one asked for.
+    static func resolveOrAsk(_ value: String?, prompt: String) throws(StoreError) -> [UInt8] {
+        if let given = try resolve(value, prompt: prompt) { return given }
+        return try read(prompt: prompt)
+    }
+
+    /// Asks on the terminal without echo; reads standard input when there is no terminal.
+    static func read(prompt: String) throws(StoreError) -> [UInt8] {
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard tty >= 0 else { return try readLine(fd: 0) }
+        defer { close(tty) }
+        var saved = termios()
+        let isTerminal = tcgetattr(tty, &saved) == 0
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        _ = Array(prompt.utf8).withUnsafeBytes { write(tty, $0.baseAddress, $0.count) }
+        if isTerminal { tcsetattr(tty, TCSAFLUSH, &quiet) }
+        defer {
+            if isTerminal { tcsetattr(tty, TCSAFLUSH, &saved) }
+            _ = write(tty, "\n", 1)
+        }
+        return try readLine(fd: tty)
+    }
+
+    private static func readLine(fd: Int32) throws(StoreError) -> [UInt8] {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let n = Glibc.read(fd, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 || byte == 0x0A { break }
+            line.append(byte)
+            guard line.count <= 1 << 20 else { zeroize(&line); throw StoreError(.dataTooLarge, "the password is too long") }
+        }
+        if line.last == 0x0D { line.removeLast() }
+        return line
+    }
+}

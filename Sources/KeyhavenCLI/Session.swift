@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import FoundationEssentials
+import KeychainStore
+import KeyhavenAgentClient
+
+/// What every subcommand needs: the keychain home, the agent (started on first need), and how
+/// names become keychain paths.
+struct Session {
+    let home: KeychainHome
+    let agent: AgentClient
+    /// The command's access groups: `KEYHAVEN_ACCESS_GROUPS`, else `keyhaven` (where adds go)
+    /// and `*` (every group's items, as macOS's command sees every item of the user's keychains).
+    let caller: Caller
+
+    static func open() throws(StoreError) -> Session {
+        let home = try KeychainHome.current()
+        let agent = try AgentLauncher.connect(home: home)
+        let groups = getenv("KEYHAVEN_ACCESS_GROUPS").map { String(cString: $0) }?
+            .split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
+        return Session(home: home, agent: agent, caller: Caller(accessGroups: groups ?? ["keyhaven", "*"]))
+    }
+
+    func preferences() throws(StoreError) -> KeychainPreferences { try KeychainPreferences.load(home) }
+
+    /// A keychain argument's path; nil: the default keychain.
+    func path(_ name: String?) throws(StoreError) -> String {
+        guard let name else { return try preferences().defaultPath(home) }
+        return home.keychainPath(for: name, relativeTo: FileManager.default.currentDirectoryPath)
+    }
+
+    /// The keychains a search covers: the arguments, else the search list.
+    func searchPaths(_ names: [String]) throws(StoreError) -> [String] {
+        if names.isEmpty {
+            let preferences = try preferences()
+            return preferences.searchPaths(home).filter { FileSecurity.fileSize($0) != nil || $0 == home.defaultKeychainPath }
+        }
+        var paths: [String] = []
+        for name in names { paths.append(try path(name)) }
+        return paths
+    }
+
+    @discardableResult
+    func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse { try agent.send(request) }
+}
