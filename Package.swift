@@ -109,6 +109,11 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .testTarget(
+            name: "KeyhavenCLITests",
+            dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeychainTestSupport", "keyhaven", "keyhavend"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
             name: "KeyhavenTests",
             dependencies: ["Keyhaven", "KeychainServices", "KeychainServicesExtras", "KeychainTestSupport"],
             swiftSettings: strictSwift

@@ -53,8 +53,20 @@ enum AgentLauncher {
         return "keyhavend"
     }
 
+    /// Marks every descriptor of this process beyond 0-2 close-on-exec, so the agent inherits
+    /// none (an inherited pipe of whoever ran this command would never see end-of-file).
+    private static func closeOnExec() {
+        guard let folder = opendir("/proc/self/fd") else { return }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            if let fd = Int32(name), fd > 2 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        }
+    }
+
     /// Starts `keyhavend` in its own session, detached, with its output going nowhere.
     private static func spawnAgent() throws(StoreError) {
+        closeOnExec()
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

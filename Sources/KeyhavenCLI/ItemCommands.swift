@@ -57,7 +57,7 @@ enum ItemWork {
         var query = ItemQuery(itemClass: itemClass)
         query.persistentReference = item.persistentReference
         try session.send(.delete(keychains: [path], query: query, caller: session.caller))
-        ItemPrinter.print(item, keychain: path, show: ShowOptions())
+        ItemPrinter.printBlock(item, keychain: path, withSecret: false)
         printLine("password has been deleted.")
     }
 }

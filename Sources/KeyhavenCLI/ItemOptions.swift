@@ -45,7 +45,7 @@ struct InternetPasswordOptions: ParsableArguments {
     @Option(name: .customShort("d"), help: "The security domain.") var domain: String?
     @Option(name: .customShort("p"), help: "The path.") var path: String?
     @Option(name: .customShort("P"), help: "The port.") var port: UInt16?
-    @Option(name: .customShort("r"), help: "The protocol (four characters: 'http', 'htps', 'ftp ', ...).") var `protocol`: FourCharacterCode?
+    @Option(name: .customShort("r"), help: "The protocol (four characters: 'http', 'htps', 'ftp ', ...).") var protocolCode: FourCharacterCode?
     @Option(name: .customShort("t"), help: "The authentication type (four characters: 'dflt', 'form', ...).") var authenticationType: FourCharacterCode?
     @Option(name: .customShort("l"), help: "The label.") var label: String?
     @Option(name: .customShort("j"), help: "The comment.") var comment: String?
@@ -60,7 +60,7 @@ struct InternetPasswordOptions: ParsableArguments {
         result["sdmn"] = domain.map(AttributeValue.string)
         result["path"] = path.map(AttributeValue.string)
         result["port"] = port.map { .number(Int64($0)) }
-        result["ptcl"] = `protocol`.map { .string($0.text) }
+        result["ptcl"] = protocolCode.map { .string($0.text) }
         result["atyp"] = authenticationType.map { .string($0.text) }
         result["labl"] = label.map(AttributeValue.string)
         result["icmt"] = comment.map(AttributeValue.string)

@@ -24,14 +24,23 @@ package struct KeyhavenCommand: ParsableCommand {
 
     package init() {}
 
-    /// Runs the command line: password options given without a value (`-w` or `-p` as the last
-    /// argument) become a prompt, as in security(1).
+    /// Runs the command line: a password option given without a value (`-w` last, `-p` followed
+    /// by another option) becomes a prompt, as in security(1).
     package static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
         var arguments = arguments
-        if let last = arguments.last, ["-w", "-p", "-o"].contains(last) { arguments.append(PasswordInput.prompt) }
-        if let index = arguments.firstIndex(of: "-p"), index + 1 < arguments.count, arguments[index + 1].hasPrefix("-"),
-           arguments[index + 1] != "-", ["unlock-keychain", "create-keychain"].contains(arguments.first ?? "") {
-            arguments.insert(PasswordInput.prompt, at: index + 1)
+        // Which options take a password in which subcommand (elsewhere -w is a flag).
+        let passwordOptions: [String: Set<String>] = [
+            "add-generic-password": ["-w"], "add-internet-password": ["-w"], "create-keychain": ["-p"],
+            "unlock-keychain": ["-p"], "set-keychain-password": ["-o", "-p"],
+        ]
+        let options = passwordOptions[arguments.first ?? ""] ?? []
+        var index = 1
+        while index < arguments.count {
+            let next = index + 1 < arguments.count ? arguments[index + 1] : nil
+            if options.contains(arguments[index]), next == nil || (next!.hasPrefix("-") && next != "-") {
+                arguments.insert(PasswordInput.prompt, at: index + 1)
+            }
+            index += 1
         }
         Self.main(arguments)
     }

@@ -1,0 +1,130 @@
+import Foundation
+import KeychainStore
+import KeyhavenAgentClient
+import KeychainTestSupport
+import Synchronization
+import Testing
+
+/// The agent: start and stop, one per socket, stale sockets, bad clients, many clients.
+@Suite(.freshKeychain())
+struct AgentTests {
+    @Test("agent start, status and stop; the socket is 0600 in a 0700 folder; the next command starts a new agent")
+    func lifecycle() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        #expect(try k.run("agent", "status").status != 0)
+        let started = try k.run("agent", "start")
+        #expect(started.status == 0 && started.output.contains("keyhavend is running"))
+        let socket = k.runtime + "/keyhaven/agent.sock"
+        #expect((try FileManager.default.attributesOfItem(atPath: k.runtime + "/keyhaven")[.posixPermissions] as? Int) == 0o700)
+        #expect((try FileManager.default.attributesOfItem(atPath: socket)[.posixPermissions] as? Int) == 0o600)
+        #expect(try k.run("agent", "status").output.contains(TestHome.current!.path))
+        #expect(try k.run("agent", "stop").output == "keyhavend stopped\n")
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(!FileManager.default.fileExists(atPath: socket))
+        #expect(try k.run("add-generic-password", "-a", "a", "-w", "x").status == 0)
+    }
+
+    @Test("An agent restart is a reboot: after-first-unlock items need an unlock again")
+    func restartForgetsKeys() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        #expect(try k.run("create-keychain", "-p", "pw", "kc").status == 0)
+        #expect(try k.run("add-generic-password", "-a", "a", "-w", "x", "kc").status == 0)
+        #expect(try k.run("find-generic-password", "-a", "a", "-w", "kc").status == 0)
+        #expect(try k.run("agent", "stop").status == 0)
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(try k.run("find-generic-password", "-a", "a", "-w", "kc").status == 36)
+        #expect(try k.run("unlock-keychain", "-p", "pw", "kc").status == 0)
+        #expect(try k.run("find-generic-password", "-a", "a", "-w", "kc").output == "x\n")
+    }
+
+    @Test("A killed agent leaves a stale socket that the next agent replaces; no keychain is damaged")
+    func killedAgent() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        #expect(try k.run("add-generic-password", "-a", "a", "-w", "x").status == 0)
+        let status = try k.run("agent", "status").output
+        let pid = try #require(status.split(separator: " ").first(where: { $0.hasSuffix(")") }).flatMap { Int32($0.dropLast()) })
+        #expect(kill(pid, SIGKILL) == 0)
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(FileManager.default.fileExists(atPath: k.runtime + "/keyhaven/agent.sock"))
+        #expect(try k.run("find-generic-password", "-a", "a", "-w").output == "x\n")
+        #expect(try KeychainRegistry().defaultKeychain().integrityCheck() == "ok")
+    }
+
+    @Test("A second agent for the same socket refuses to start")
+    func singleInstance() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        #expect(try k.run("agent", "start").status == 0)
+        let second = Process()
+        second.executableURL = CommandRunner.products.appendingPathComponent("keyhavend")
+        second.environment = k.environment
+        let err = Pipe()
+        second.standardError = err
+        try second.run()
+        second.waitUntilExit()
+        #expect(second.terminationStatus == 1)
+        #expect(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("already running"))
+    }
+
+    @Test("Malformed and oversized messages end that client's connection and nothing else")
+    func badClients() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        #expect(try k.run("agent", "start").status == 0)
+        let socket = AgentSocket(path: k.runtime + "/keyhaven/agent.sock")
+        for garbage in [[0, 0, 0, 5] + Array("hello".utf8), [0xFF, 0xFF, 0xFF, 0xFF], [0, 0, 0, 2, 0x7B, 0x7D]] as [[UInt8]] {
+            let fd = try rawConnect(socket.path)
+            _ = garbage.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            var byte: UInt8 = 0
+            #expect(recv(fd, &byte, 1, 0) == 0)  // the agent closed this connection
+            close(fd)
+        }
+        // A client that connects and says nothing does not block others.
+        let idle = try rawConnect(socket.path)
+        defer { close(idle) }
+        #expect(try AgentClient(socket: socket).send(.hello).home == TestHome.current!.path)
+        #expect(try k.run("add-generic-password", "-a", "still", "-w", "works").status == 0)
+    }
+
+    @Test("Fifty clients at once")
+    func manyClients() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        #expect(try k.run("agent", "start").status == 0)
+        let socket = AgentSocket(path: k.runtime + "/keyhaven/agent.sock")
+        let home = TestHome.current!.path
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 50) { i in
+            do {
+                let client = try AgentClient(socket: socket)
+                let item = NewItem(itemClass: .genericPassword, attributes: ["acct": .string("client-\(i)")], secret: Data("\(i)".utf8))
+                let caller = Caller(accessGroups: ["g"])
+                _ = try client.send(.add(keychain: home + "/login.keychain-db", item: item, caller: caller))
+                var query = ItemQuery(itemClass: .genericPassword)
+                query.criteria = ["acct": .string("client-\(i)")]
+                let found = try client.send(.find(keychains: [home + "/login.keychain-db"], query: query, caller: caller, withSecrets: true))
+                if found.items?.first?.secret != Data("\(i)".utf8) { failures.withLock { $0 += 1 } }
+            } catch {
+                failures.withLock { $0 += 1 }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+    }
+
+    private func rawConnect(_ path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else { throw CocoaError(.fileNoSuchFile) }
+        return fd
+    }
+}

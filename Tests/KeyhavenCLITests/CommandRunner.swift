@@ -1,0 +1,61 @@
+import Foundation
+import KeychainTestSupport
+
+/// Runs the built `keyhaven` in the test's keychain home, with its own runtime folder (so its
+/// agent is the test's own), and collects what it printed.
+struct CommandRunner {
+    let runtime: String
+
+    static var products: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    }
+
+    init() throws {
+        runtime = try TemporaryFolder.make(prefix: "keyhaven-runtime")
+    }
+
+    struct Result {
+        let status: Int32
+        let output: String
+        let error: String
+    }
+
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYHAVEN_HOME"] = TestHome.current!.path
+        environment["XDG_RUNTIME_DIR"] = runtime
+        environment["KEYHAVEN_AGENT_SOCKET"] = nil
+        environment["KEYHAVEN_ACCESS_GROUPS"] = nil
+        return environment
+    }
+
+    @discardableResult
+    func run(_ arguments: String..., input: String? = nil) throws -> Result {
+        try run(arguments, input: input)
+    }
+
+    func run(_ arguments: [String], input: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = Self.products.appendingPathComponent("keyhaven")
+        process.arguments = arguments
+        process.environment = environment
+        let (out, err, inp) = (Pipe(), Pipe(), Pipe())
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = inp
+        try process.run()
+        if let input { inp.fileHandleForWriting.write(Data(input.utf8)) }
+        try inp.fileHandleForWriting.close()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let error = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+                      error: String(decoding: error, as: UTF8.self))
+    }
+
+    /// Stops this runner's agent and removes its runtime folder.
+    func finish() {
+        _ = try? run("agent", "stop")
+        try? FileManager.default.removeItem(atPath: runtime)
+    }
+}
