@@ -36,8 +36,10 @@ enum PasswordInput {
         let isTerminal = tcgetattr(tty, &saved) == 0
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO)
-        _ = Array(prompt.utf8).withUnsafeBytes { write(tty, $0.baseAddress, $0.count) }
+        // Echo off before the prompt: TCSAFLUSH drops input already typed, so an answer typed
+        // (or sent) right after the prompt appeared must not arrive before it.
         if isTerminal { tcsetattr(tty, TCSAFLUSH, &quiet) }
+        _ = Array(prompt.utf8).withUnsafeBytes { write(tty, $0.baseAddress, $0.count) }
         defer {
             if isTerminal { tcsetattr(tty, TCSAFLUSH, &saved) }
             _ = write(tty, "\n", 1)
