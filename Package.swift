@@ -39,7 +39,7 @@ let package = Package(
         // The mirror of Apple's Keychain Services: Apple's names and signatures only.
         .target(
             name: "KeychainServices",
-            dependencies: ["KeychainStore"],
+            dependencies: ["KeychainStore", "KeyhavenAgentClient"],
             swiftSettings: strictSwift
         ),
         // Linux-only additions: the caller's access groups, the keychain home.
@@ -125,7 +125,8 @@ let package = Package(
         ),
         .testTarget(
             name: "KeychainServicesTests",
-            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper"],
+            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper",
+                           "keyhavend"],
             swiftSettings: strictSwift
         ),
     ]

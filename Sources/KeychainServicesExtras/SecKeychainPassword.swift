@@ -28,7 +28,7 @@ public func SecKeychainBackup(_ keychain: SecKeychain?, _ destinationPath: Unsaf
 }
 
 /// Runs `body` on the keychain a reference names (nil: the default), as an `OSStatus`.
-private func withDatabase(_ keychain: SecKeychain?, _ body: (KeychainDatabase) throws(StoreError) -> Void) -> OSStatus {
+private func withDatabase(_ keychain: SecKeychain?, _ body: (any KeychainBackend) throws(StoreError) -> Void) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let database = try FileKeychains.database(keychain)
         try engine { () throws(StoreError) in try body(database) }

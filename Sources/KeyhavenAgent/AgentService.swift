@@ -65,10 +65,12 @@ package struct AgentService: Sendable {
             response.items = try find(keychains, query, caller, withSecrets)
         case .update(let keychains, let query, let changes, let caller):
             response.count = try eachKeychain(keychains) { (db) throws(StoreError) in try db.update(query, with: changes, caller: caller) }
-        case .delete(let keychains, let query, let caller):
+        case .delete(let keychains, let query, let caller, let makeTombstones):
             response.count = try eachKeychain(keychains) { (db) throws(StoreError) in
-                try db.delete(query, caller: caller, makeTombstones: false)
+                try db.delete(query, caller: caller, makeTombstones: makeTombstones)
             }
+        case .backup(let keychain, let destination):
+            try database(keychain).backup(to: destination)
         case .shutdown:
             break
         }

@@ -16,7 +16,8 @@ package enum AgentRequest: Codable, Sendable {
     case add(keychain: String, item: NewItem, caller: Caller)
     case find(keychains: [String], query: ItemQuery, caller: Caller, withSecrets: Bool)
     case update(keychains: [String], query: ItemQuery, changes: ItemChanges, caller: Caller)
-    case delete(keychains: [String], query: ItemQuery, caller: Caller)
+    case delete(keychains: [String], query: ItemQuery, caller: Caller, makeTombstones: Bool)
+    case backup(keychain: String, destination: String)
     case shutdown
 }
 

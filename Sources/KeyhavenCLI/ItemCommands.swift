@@ -56,7 +56,7 @@ enum ItemWork {
         let (path, item) = try findFirst(itemClass, attributes, keychains: keychains, withSecret: false, session: session)
         var query = ItemQuery(itemClass: itemClass)
         query.persistentReference = item.persistentReference
-        try session.send(.delete(keychains: [path], query: query, caller: session.caller))
+        try session.send(.delete(keychains: [path], query: query, caller: session.caller, makeTombstones: false))
         ItemPrinter.printBlock(item, keychain: path, withSecret: false)
         printLine("password has been deleted.")
     }

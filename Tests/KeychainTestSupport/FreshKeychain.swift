@@ -35,7 +35,11 @@ public struct FreshKeychainTrait: TestTrait, SuiteTrait, TestScoping {
         // Keychain passwords get cheap scrypt parameters in tests (2^10, not the calibrated
         // quarter second); one test checks the real calibration.
         PasswordKDF.testingLogN = 10
+        // Library calls go through an agent only when the run asks for it (the conformance suite
+        // runs once each way); never through whatever agent this machine happens to run.
+        let agent = try TestAgent.startIfRequested(home: home)
         defer {
+            agent?.stop()
             PasswordKDF.testingLogN = nil
             KeychainRegistry.shared.closeAll()
             try? FileManager.default.removeItem(atPath: home)
@@ -75,5 +79,46 @@ public enum TemporaryFolder {
             throw CocoaError(.fileWriteUnknown)
         }
         return String(cString: made)
+    }
+}
+
+/// A private keyhavend for one test, when `KEYHAVEN_TEST_BACKEND=agent`: its own runtime folder,
+/// the test's keychain home, and `KEYHAVEN_AGENT=on` so that every library call goes through it.
+public final class TestAgent: Sendable {
+    private let process: Process
+    public let runtime: String
+
+    private init(process: Process, runtime: String) {
+        self.process = process
+        self.runtime = runtime
+    }
+
+    /// Whether this run sends library calls through the agent.
+    public static var isRequested: Bool { ProcessInfo.processInfo.environment["KEYHAVEN_TEST_BACKEND"] == "agent" }
+
+    static func startIfRequested(home: String) throws -> TestAgent? {
+        guard isRequested else {
+            setenv("KEYHAVEN_AGENT", "off", 1)
+            return nil
+        }
+        let runtime = try TemporaryFolder.make(prefix: "keyhaven-agent")
+        setenv("XDG_RUNTIME_DIR", runtime, 1)
+        unsetenv("KEYHAVEN_AGENT_SOCKET")
+        setenv("KEYHAVEN_AGENT", "on", 1)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("keyhavend")
+        process.environment = ProcessInfo.processInfo.environment
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let socket = runtime + "/keyhaven/agent.sock"
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+        return TestAgent(process: process, runtime: runtime)
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: runtime)
     }
 }

@@ -16,26 +16,26 @@ package enum FileKeychains {
     }
 
     /// The open keychain a reference names; nil names the default keychain.
-    package static func database(_ keychain: SecKeychain?) throws(SecStatusError) -> KeychainDatabase {
+    package static func database(_ keychain: SecKeychain?) throws(SecStatusError) -> any KeychainBackend {
         guard let keychain else {
-            return try engine { () throws(StoreError) in try KeychainRegistry.shared.defaultKeychain() }
+            return try engine { () throws(StoreError) in try Backends.defaultKeychain() }
         }
         let home = try home()
         return try engine { () throws(StoreError) in
-            try KeychainRegistry.shared.database(at: keychain.path, home: home, create: keychain.path == home.defaultKeychainPath)
+            try Backends.keychain(at: keychain.path, home: home, create: keychain.path == home.defaultKeychainPath)
         }
     }
 
     /// The keychains a `keychainOrArray` argument names: nil for the search list, a keychain, or
     /// an array of keychains.
-    static func databases(_ keychainOrArray: CFTypeRef?) throws(SecStatusError) -> [KeychainDatabase] {
+    static func databases(_ keychainOrArray: CFTypeRef?) throws(SecStatusError) -> [any KeychainBackend] {
         switch keychainOrArray {
         case nil:
-            return try engine { () throws(StoreError) in try KeychainRegistry.shared.searchList() }
+            return try engine { () throws(StoreError) in try Backends.searchList() }
         case let keychain as SecKeychain:
             return [try database(keychain)]
         case let array as NSArray:
-            var result: [KeychainDatabase] = []
+            var result: [any KeychainBackend] = []
             for element in array {
                 guard let keychain = element as? SecKeychain else { throw .param("the keychain list holds something that is not a keychain") }
                 result.append(try database(keychain))

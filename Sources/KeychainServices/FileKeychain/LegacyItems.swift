@@ -29,8 +29,8 @@ enum LegacyItems {
 
     /// The first item that matches, keychain by keychain in order. A keychain that cannot answer
     /// (locked) is passed over when another has the item; otherwise its error is the answer.
-    static func firstMatch(_ query: ItemQuery, in databases: [KeychainDatabase], caller: Caller,
-                           withSecret: Bool) throws(SecStatusError) -> (KeychainDatabase, StoredItem) {
+    static func firstMatch(_ query: ItemQuery, in databases: [any KeychainBackend], caller: Caller,
+                           withSecret: Bool) throws(SecStatusError) -> (any KeychainBackend, StoredItem) {
         var firstError: SecStatusError?
         for database in databases {
             do throws(StoreError) {
@@ -45,7 +45,7 @@ enum LegacyItems {
     }
 
     /// The keychain and the query that find exactly this item.
-    static func locate(_ item: SecKeychainItem) throws(SecStatusError) -> (KeychainDatabase, ItemQuery) {
+    static func locate(_ item: SecKeychainItem) throws(SecStatusError) -> (any KeychainBackend, ItemQuery) {
         guard let reference = PersistentReference(item.reference) else { throw .param("not a keychain item") }
         let database = try FileKeychains.database(SecKeychain(path: item.keychainPath))
         var query = ItemQuery(itemClass: reference.itemClass)

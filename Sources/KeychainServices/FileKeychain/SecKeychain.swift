@@ -19,7 +19,7 @@ public func SecKeychainCreate(_ pathName: UnsafePointer<CChar>, _ passwordLength
         }
         let (home, preferences) = try FileKeychains.preferences()
         let path = FileKeychains.path(for: String(cString: pathName), in: home)
-        _ = try engine { () throws(StoreError) in try KeychainRegistry.shared.create(at: path, home: home, password: secret) }
+        try engine { () throws(StoreError) in try Backends.create(at: path, home: home, password: secret) }
         var updated = preferences
         var list = preferences.searchPaths(home)
         if !list.contains(path) { list.append(path) }
@@ -43,7 +43,7 @@ public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let (home, preferences) = try FileKeychains.preferences()
         let path = keychainOrArray?.path ?? preferences.defaultPath(home)
-        try engine { () throws(StoreError) in try KeychainRegistry.shared.deleteKeychain(at: path) }
+        try engine { () throws(StoreError) in try Backends.deleteKeychain(at: path, home: home) }
         var updated = preferences
         updated.searchList = preferences.searchList?.filter { $0 != path }
         if preferences.defaultKeychain == path { updated.defaultKeychain = nil }
@@ -62,7 +62,7 @@ public func SecKeychainUnlock(_ keychain: SecKeychain?, _ passwordLength: UInt32
         var secret = usePassword ? bytes(password, passwordLength) : []
         defer { zeroize(&secret) }
         if !usePassword {
-            guard !database.status().hasPassword else {
+            guard !(try engine { () throws(StoreError) in try database.currentStatus() }).hasPassword else {
                 throw SecStatusError(errSecInteractionNotAllowed, "there is no dialog to ask for the password")
             }
             return
@@ -74,13 +74,15 @@ public func SecKeychainUnlock(_ keychain: SecKeychain?, _ passwordLength: UInt32
 /// Locks a keychain (nil: the default): its when-unlocked items become unreadable until it is
 /// unlocked again. A keychain without a password stays unlocked.
 public func SecKeychainLock(_ keychain: SecKeychain?) -> OSStatus {
-    secCall { () throws(SecStatusError) in try FileKeychains.database(keychain).lock() }
+    secCall { () throws(SecStatusError) in
+        let database = try FileKeychains.database(keychain)
+        try engine { () throws(StoreError) in try database.lockKeychain() }
+    }
 }
 
 /// Locks every keychain this process has open.
 public func SecKeychainLockAll() -> OSStatus {
-    KeychainRegistry.shared.lockAll()
-    return errSecSuccess
+    secCall { () throws(SecStatusError) in try engine { () throws(StoreError) in try Backends.lockAll() } }
 }
 
 /// The keychain's state: `kSecUnlockStateStatus`, `kSecReadPermStatus`, `kSecWritePermStatus`.
@@ -88,7 +90,7 @@ public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: Uns
     secCall { () throws(SecStatusError) in
         let database = try FileKeychains.database(keychain)
         var status: SecKeychainStatus = 0
-        if database.status().isUnlocked { status |= kSecUnlockStateStatus }
+        if try engine({ () throws(StoreError) in try database.currentStatus() }).isUnlocked { status |= kSecUnlockStateStatus }
         if access(database.path, R_OK) == 0 { status |= kSecReadPermStatus }
         if access(database.path, W_OK) == 0 { status |= kSecWritePermStatus }
         keychainStatus.pointee = status
@@ -160,7 +162,8 @@ public func SecKeychainSetSearchList(_ searchList: CFArray) -> OSStatus {
 public func SecKeychainCopySettings(_ keychain: SecKeychain?, _ outSettings: UnsafeMutablePointer<SecKeychainSettings>) -> OSStatus {
     secCall { () throws(SecStatusError) in
         guard outSettings.pointee.version == SEC_KEYCHAIN_SETTINGS_VERS1 else { throw .param("unknown settings version") }
-        let settings = try FileKeychains.database(keychain).lockSettings()
+        let database = try FileKeychains.database(keychain)
+        let settings = try engine { () throws(StoreError) in try database.currentLockSettings() }
         outSettings.pointee = SecKeychainSettings(version: SEC_KEYCHAIN_SETTINGS_VERS1, lockOnSleep: DarwinBoolean(settings.lockOnSleep),
                                                   useLockInterval: DarwinBoolean(settings.useLockInterval),
                                                   lockInterval: settings.lockInterval)

@@ -6,11 +6,11 @@ import KeychainStore
 /// Adds go to `kSecUseKeychain`, else the default keychain. Queries, updates and deletes go to
 /// `kSecMatchSearchList`, else the search list (by default just the default keychain).
 enum SecItemTargets {
-    static func forAdd(_ dictionary: ItemDictionary) throws(SecStatusError) -> KeychainDatabase {
+    static func forAdd(_ dictionary: ItemDictionary) throws(SecStatusError) -> any KeychainBackend {
         try FileKeychains.database(dictionary.useKeychain)
     }
 
-    static func forSearch(_ dictionary: ItemDictionary) throws(SecStatusError) -> [KeychainDatabase] {
+    static func forSearch(_ dictionary: ItemDictionary) throws(SecStatusError) -> [any KeychainBackend] {
         guard let list = dictionary.searchList else { return try FileKeychains.databases(nil) }
         return try FileKeychains.databases(NSArray(array: list))
     }
@@ -42,7 +42,7 @@ enum SecItemTargets {
 
     /// Runs a write on every keychain searched; not found in all of them is `errSecItemNotFound`.
     /// Each keychain's part is all or nothing; across keychains the first failure stops the call.
-    static func write(_ dictionary: ItemDictionary, _ body: (KeychainDatabase) throws(StoreError) -> Int) throws(SecStatusError) {
+    static func write(_ dictionary: ItemDictionary, _ body: (any KeychainBackend) throws(StoreError) -> Int) throws(SecStatusError) {
         var total = 0
         for database in try forSearch(dictionary) {
             do throws(StoreError) {

@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import FoundationEssentials
+import KeychainStore
+
+/// A keychain held by the agent: each call is one request on a fresh connection (cheap on a
+/// Unix socket, and safe from any thread).
+package struct AgentKeychain: KeychainBackend {
+    package let path: String
+    let socket: AgentSocket
+
+    package init(path: String, socket: AgentSocket) {
+        self.path = path
+        self.socket = socket
+    }
+
+    private func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
+        try AgentClient(socket: socket).send(request)
+    }
+
+    package func add(_ item: NewItem, caller: Caller) throws(StoreError) -> StoredItem {
+        guard let stored = try send(.add(keychain: path, item: item, caller: caller)).items?.first else {
+            throw StoreError(.internalError, "the agent returned no item")
+        }
+        return stored
+    }
+
+    package func find(_ query: ItemQuery, caller: Caller, withSecrets: Bool) throws(StoreError) -> [StoredItem] {
+        try send(.find(keychains: [path], query: query, caller: caller, withSecrets: withSecrets)).items ?? []
+    }
+
+    package func update(_ query: ItemQuery, with changes: ItemChanges, caller: Caller) throws(StoreError) -> Int {
+        try send(.update(keychains: [path], query: query, changes: changes, caller: caller)).count ?? 0
+    }
+
+    package func delete(_ query: ItemQuery, caller: Caller, makeTombstones: Bool) throws(StoreError) -> Int {
+        try send(.delete(keychains: [path], query: query, caller: caller, makeTombstones: makeTombstones)).count ?? 0
+    }
+
+    package func currentStatus() throws(StoreError) -> KeychainDatabase.Status {
+        guard let status = try send(.status(keychain: path)).status else { throw StoreError(.internalError, "the agent returned no status") }
+        return status
+    }
+
+    package func unlock(password: [UInt8]) throws(StoreError) { _ = try send(.unlock(keychain: path, password: Data(password))) }
+    package func lockKeychain() throws(StoreError) { _ = try send(.lock(keychain: path)) }
+    package func changePassword(old: [UInt8], new: [UInt8]) throws(StoreError) {
+        _ = try send(.changePassword(keychain: path, old: Data(old), new: Data(new)))
+    }
+    package func currentLockSettings() throws(StoreError) -> LockSettings { try send(.settings(keychain: path)).settings ?? LockSettings() }
+    package func setLockSettings(_ settings: LockSettings) throws(StoreError) { _ = try send(.setSettings(keychain: path, settings: settings)) }
+    package func backup(to destination: String) throws(StoreError) { _ = try send(.backup(keychain: path, destination: destination)) }
+}
+
+/// Whether library calls go to the agent: `KEYHAVEN_AGENT=off` never, `on` always (an error when
+/// none runs), unset or `auto` when one runs for this keychain home.
+///
+/// Asked on every call (one `hello` round trip on the Unix socket; nothing when no socket file
+/// exists), so an agent that starts or stops is followed at once.
+package enum AgentDiscovery {
+    /// The agent's socket to use for `home`, or nil for the embedded engine.
+    package static func socket(for home: KeychainHome) throws(StoreError) -> AgentSocket? {
+        let mode = getenv("KEYHAVEN_AGENT").map { String(cString: $0) } ?? "auto"
+        guard mode != "off" else { return nil }
+        let socket = AgentSocket.current()
+        do throws(StoreError) {
+            let hello = try AgentClient(socket: socket).send(.hello)
+            if hello.home == home.path { return socket }
+            if mode == "on" { throw StoreError(.notAvailable, "the agent at \(socket.path) serves another keychain home") }
+            return nil
+        } catch {
+            if mode == "on" { throw error }
+            return nil
+        }
+    }
+}
