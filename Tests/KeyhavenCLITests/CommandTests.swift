@@ -23,6 +23,19 @@ struct CommandTests {
         #expect(try k.run("find-generic-password", "-a", "alice", "-s", "svc", "-w", "work").output == "s3cret\n")
     }
 
+    @Test("Auto-lock in the agent: after the timeout without a call, the next command finds it locked")
+    func autoLockAcrossProcesses() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        #expect(try k.run("create-keychain", "-p", "pw", "timed").status == 0)
+        #expect(try k.run("add-generic-password", "-a", "a", "-w", "x", "timed").status == 0)
+        #expect(try k.run("set-keychain-settings", "-t", "1", "timed").status == 0)
+        #expect(try k.run("find-generic-password", "-a", "a", "-w", "timed").status == 0)
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(try k.run("show-keychain-info", "timed").output.hasSuffix(" timeout=1s locked\n"))
+        #expect(try k.run("find-generic-password", "-a", "a", "-w", "timed").status == 36)
+    }
+
     @Test("Exit statuses are the OSStatus's low byte: 44 not found, 45 duplicate")
     func exitStatuses() throws {
         let k = try CommandRunner()
