@@ -68,15 +68,7 @@ extension Keychain {
 
     /// Every key of this keychain, in the order they were first stored.
     public func allKeys() throws(KeychainError) -> [String] {
-        var query = query(forKey: nil)
-        query[kSecReturnAttributes as String] = true
-        query[kSecMatchLimit as String] = kSecMatchLimitAll
-        guard let result = try SecItemClient.copyMatching(query) else { return [] }
-        guard let items = result as? [[String: Any]] else {
-            throw KeychainError(status: errSecDecode, operation: "SecItemCopyMatching", queryKeys: Array(query.keys),
-                                message: "the keychain returned no attribute list", code: .unexpectedData)
-        }
-        return items.map { KeychainItem(attributes: $0).account }
+        try SecItemClient.attributeList(query(forKey: nil)).map { KeychainItem(attributes: $0).account }
     }
 
     /// Removes a key's value; removing a missing key is not an error.

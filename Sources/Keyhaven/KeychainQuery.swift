@@ -65,15 +65,7 @@ public struct KeychainQuery: Sendable, Hashable {
 
     /// Every matching item's attributes (no passwords), in the order they were added.
     public func fetchAll() throws(KeychainError) -> [KeychainItem] {
-        var query = query(forAdd: false)
-        query[kSecReturnAttributes as String] = true
-        query[kSecMatchLimit as String] = kSecMatchLimitAll
-        guard let result = try SecItemClient.copyMatching(query) else { return [] }
-        guard let items = result as? [[String: Any]] else {
-            throw KeychainError(status: errSecDecode, operation: "SecItemCopyMatching", queryKeys: Array(query.keys),
-                                message: "the keychain returned no attribute list", code: .unexpectedData)
-        }
-        return items.map(KeychainItem.init(attributes:))
+        try SecItemClient.attributeList(query(forAdd: false)).map(KeychainItem.init(attributes:))
     }
 
     /// Deletes every matching item; `.itemNotFound` when none matches.

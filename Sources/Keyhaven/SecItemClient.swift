@@ -15,6 +15,20 @@ enum SecItemClient {
         return result
     }
 
+    /// Every matching item's attributes (`kSecReturnAttributes`, `kSecMatchLimitAll`), in the
+    /// order they were added.
+    static func attributeList(_ query: Query) throws(KeychainError) -> [[String: Any]] {
+        var query = query
+        query[kSecReturnAttributes as String] = true
+        query[kSecMatchLimit as String] = kSecMatchLimitAll
+        guard let result = try copyMatching(query) else { return [] }
+        guard let items = result as? [[String: Any]] else {
+            throw KeychainError(status: errSecDecode, operation: "SecItemCopyMatching", queryKeys: Array(query.keys),
+                                message: "the keychain returned no attribute list", code: .unexpectedData)
+        }
+        return items
+    }
+
     static func add(_ attributes: Query) throws(KeychainError) {
         try check(SecItemAdd(attributes as CFDictionary, nil), "SecItemAdd", attributes)
     }

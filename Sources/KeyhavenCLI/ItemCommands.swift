@@ -62,9 +62,30 @@ enum ItemWork {
     }
 }
 
-struct AddGenericPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add-generic-password", abstract: "Add a generic password.")
-    @OptionGroup var item: GenericPasswordOptions
+/// The options of one class of password item (generic or internet).
+protocol PasswordItemOptions: ParsableArguments {
+    static var itemClass: ItemClass { get }
+    /// "generic" or "internet", as in the subcommands' names.
+    static var noun: String { get }
+    var attributes: [String: AttributeValue] { get }
+}
+
+extension GenericPasswordOptions: PasswordItemOptions {
+    static var itemClass: ItemClass { .genericPassword }
+    static var noun: String { "generic" }
+}
+
+extension InternetPasswordOptions: PasswordItemOptions {
+    static var itemClass: ItemClass { .internetPassword }
+    static var noun: String { "internet" }
+}
+
+/// `add-generic-password` and `add-internet-password`.
+struct AddPassword<Options: PasswordItemOptions>: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "add-\(Options.noun)-password", abstract: "Add \(Options.noun == "internet" ? "an" : "a") \(Options.noun) password.")
+    }
+    @OptionGroup var item: Options
     @Option(name: .customShort("w"), help: "The password (as the last option without a value: asked for; '-': standard input).")
     var password: String?
     @Flag(name: .customShort("U"), help: "Update the item if it exists.") var update = false
@@ -72,72 +93,38 @@ struct AddGenericPassword: ParsableCommand {
 
     func run() throws {
         try perform("SecKeychainItemCreateFromContent") { () throws(StoreError) in
-            try ItemWork.add(.genericPassword, item.attributes, password: password, update: update, keychain: keychain)
+            try ItemWork.add(Options.itemClass, item.attributes, password: password, update: update, keychain: keychain)
         }
     }
 }
 
-struct FindGenericPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "find-generic-password", abstract: "Find a generic password.")
-    @OptionGroup var item: GenericPasswordOptions
+/// `find-generic-password` and `find-internet-password`.
+struct FindPassword<Options: PasswordItemOptions>: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "find-\(Options.noun)-password", abstract: "Find \(Options.noun == "internet" ? "an" : "a") \(Options.noun) password.")
+    }
+    @OptionGroup var item: Options
     @OptionGroup var show: ShowOptions
     @Argument(help: "The keychains to search (default: the search list).") var keychains: [String] = []
 
     func run() throws {
         try perform("SecKeychainSearchCopyNext") { () throws(StoreError) in
-            try ItemWork.find(.genericPassword, item.attributes, keychains: keychains, show: show)
+            try ItemWork.find(Options.itemClass, item.attributes, keychains: keychains, show: show)
         }
     }
 }
 
-struct DeleteGenericPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete-generic-password", abstract: "Delete the first matching generic password.")
-    @OptionGroup var item: GenericPasswordOptions
+/// `delete-generic-password` and `delete-internet-password`.
+struct DeletePassword<Options: PasswordItemOptions>: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "delete-\(Options.noun)-password", abstract: "Delete the first matching \(Options.noun) password.")
+    }
+    @OptionGroup var item: Options
     @Argument(help: "The keychains to search (default: the search list).") var keychains: [String] = []
 
     func run() throws {
         try perform("SecKeychainSearchCopyNext") { () throws(StoreError) in
-            try ItemWork.delete(.genericPassword, item.attributes, keychains: keychains)
-        }
-    }
-}
-
-struct AddInternetPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add-internet-password", abstract: "Add an internet password.")
-    @OptionGroup var item: InternetPasswordOptions
-    @Option(name: .customShort("w"), help: "The password (as the last option without a value: asked for; '-': standard input).")
-    var password: String?
-    @Flag(name: .customShort("U"), help: "Update the item if it exists.") var update = false
-    @Argument(help: "The keychain (default: the default keychain).") var keychain: String?
-
-    func run() throws {
-        try perform("SecKeychainItemCreateFromContent") { () throws(StoreError) in
-            try ItemWork.add(.internetPassword, item.attributes, password: password, update: update, keychain: keychain)
-        }
-    }
-}
-
-struct FindInternetPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "find-internet-password", abstract: "Find an internet password.")
-    @OptionGroup var item: InternetPasswordOptions
-    @OptionGroup var show: ShowOptions
-    @Argument(help: "The keychains to search (default: the search list).") var keychains: [String] = []
-
-    func run() throws {
-        try perform("SecKeychainSearchCopyNext") { () throws(StoreError) in
-            try ItemWork.find(.internetPassword, item.attributes, keychains: keychains, show: show)
-        }
-    }
-}
-
-struct DeleteInternetPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete-internet-password", abstract: "Delete the first matching internet password.")
-    @OptionGroup var item: InternetPasswordOptions
-    @Argument(help: "The keychains to search (default: the search list).") var keychains: [String] = []
-
-    func run() throws {
-        try perform("SecKeychainSearchCopyNext") { () throws(StoreError) in
-            try ItemWork.delete(.internetPassword, item.attributes, keychains: keychains)
+            try ItemWork.delete(Options.itemClass, item.attributes, keychains: keychains)
         }
     }
 }

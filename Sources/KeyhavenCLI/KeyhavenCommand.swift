@@ -16,8 +16,10 @@ package struct KeyhavenCommand: ParsableCommand {
         subcommands: [
             CreateKeychain.self, DeleteKeychain.self, ListKeychains.self, DefaultKeychain.self,
             UnlockKeychain.self, LockKeychain.self, ShowKeychainInfo.self, SetKeychainSettings.self,
-            SetKeychainPassword.self, AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
-            AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self, DumpKeychain.self,
+            SetKeychainPassword.self,
+            AddPassword<GenericPasswordOptions>.self, FindPassword<GenericPasswordOptions>.self,
+            DeletePassword<GenericPasswordOptions>.self, AddPassword<InternetPasswordOptions>.self,
+            FindPassword<InternetPasswordOptions>.self, DeletePassword<InternetPasswordOptions>.self, DumpKeychain.self,
             AgentCommand.self,
         ]
     )
