@@ -26,10 +26,17 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // The engine: item model, schema, encryption, keybag. Package-internal.
+        // The engine's plain types: errors, the item model, the keychain home, the wire format.
+        // No crypto, no SQLite: the command and the agent client link only this.
+        .target(
+            name: "KeychainModel",
+            swiftSettings: strictSwift
+        ),
+        // The engine: schema, encryption, keybag, SQLite. Package-internal.
         .target(
             name: "KeychainStore",
             dependencies: [
+                "KeychainModel",
                 "CSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -58,7 +65,7 @@ let package = Package(
         // The agent protocol and its blocking client (no event loop: the command starts fast).
         .target(
             name: "KeyhavenAgentClient",
-            dependencies: ["KeychainStore"],
+            dependencies: ["KeychainModel"],
             swiftSettings: strictSwift
         ),
         // The agent: holds unlocked keychains for a user's processes, on a Unix socket (SwiftNIO).
@@ -80,7 +87,7 @@ let package = Package(
         .target(
             name: "KeyhavenCLI",
             dependencies: [
-                "KeychainStore", "KeyhavenAgentClient",
+                "KeychainModel", "KeyhavenAgentClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift

@@ -59,7 +59,7 @@ with open(os.path.join(out, "SecBaseErrors.swift"), "w", encoding="utf-8") as f:
 old = os.path.join(out, "SecErrorMessages.swift")
 if os.path.exists(old):
     os.remove(old)
-store = os.path.join(os.path.dirname(__file__), "..", "Sources", "KeychainStore", "Generated")
+store = os.path.join(os.path.dirname(__file__), "..", "Sources", "KeychainModel", "Generated")
 os.makedirs(store, exist_ok=True)
 with open(os.path.join(store, "AppleErrorMessages.swift"), "w", encoding="utf-8") as f:
     f.write(HEADER.format("errors.tsv"))

@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 import FoundationEssentials
-import KeychainStore
+import KeychainModel
 
 /// A blocking client of the agent over its Unix socket: one request, one response, in order.
 ///

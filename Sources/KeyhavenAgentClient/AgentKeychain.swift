@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 import FoundationEssentials
-import KeychainStore
+import KeychainModel
 
 /// A keychain held by the agent: each call is one request on a fresh connection (cheap on a
 /// Unix socket, and safe from any thread).
@@ -40,7 +40,7 @@ package struct AgentKeychain: KeychainBackend {
         try send(.delete(keychains: [path], query: query, caller: caller, makeTombstones: makeTombstones)).count ?? 0
     }
 
-    package func currentStatus() throws(StoreError) -> KeychainDatabase.Status {
+    package func currentStatus() throws(StoreError) -> KeychainStatus {
         guard let status = try send(.status(keychain: path)).status else { throw StoreError(.internalError, "the agent returned no status") }
         return status
     }

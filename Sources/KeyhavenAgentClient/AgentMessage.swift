@@ -1,5 +1,5 @@
 import FoundationEssentials
-import KeychainStore
+import KeychainModel
 
 /// A request to the agent (docs/agent-protocol.md). Keychains are absolute paths.
 package enum AgentRequest: Codable, Sendable {
@@ -30,7 +30,7 @@ package struct AgentResponse: Codable, Sendable {
 
     package var failure: Failure?
     package var items: [StoredItem]?
-    package var status: KeychainDatabase.Status?
+    package var status: KeychainStatus?
     package var settings: LockSettings?
     package var count: Int?
     /// `hello`: the agent's keychain home and process id.

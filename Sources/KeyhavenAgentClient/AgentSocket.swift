@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 import FoundationEssentials
-import KeychainStore
+import KeychainModel
 
 /// Where the agent listens: `$KEYHAVEN_AGENT_SOCKET`, else `$XDG_RUNTIME_DIR/keyhaven/agent.sock`,
 /// else `/tmp/keyhaven-<uid>/agent.sock`. The folder is 0700, the socket 0600.

@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 import FoundationEssentials
-import KeychainStore
+import KeychainModel
 import KeyhavenAgentClient
 
 /// glibc's POSIX_SPAWN_SETSID (hidden behind _GNU_SOURCE in the Glibc module): start the child in

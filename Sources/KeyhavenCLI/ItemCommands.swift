@@ -1,6 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
-import KeychainStore
+import KeychainModel
 import KeyhavenAgentClient
 
 /// The shared work of the add/find/delete password subcommands.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
-import KeychainStore
+import KeychainModel
 
 /// A four-character code option (`-c creator`, `-C type`, `-r protocol`, `-t auth type`).
 struct FourCharacterCode: ExpressibleByArgument {

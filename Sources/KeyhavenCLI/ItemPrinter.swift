@@ -1,5 +1,5 @@
 import FoundationEssentials
-import KeychainStore
+import KeychainModel
 
 /// security(1)'s item output, and JSON for scripts. Secrets appear only where asked for.
 enum ItemPrinter {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
-import KeychainStore
+import KeychainModel
 import KeyhavenAgentClient
 
 struct CreateKeychain: ParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import KeychainStore
+import KeychainModel
 
 /// `keyhaven`: macOS security(1)'s keychain subcommands for Linux, over the agent.
 package struct KeyhavenCommand: ParsableCommand {

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import KeychainStore
+import KeychainModel
 
 /// Passwords from the terminal (without echo) or standard input, never from the command line
 /// unless the user put them there.

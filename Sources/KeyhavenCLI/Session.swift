@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 import FoundationEssentials
-import KeychainStore
+import KeychainModel
 import KeyhavenAgentClient
 
 /// What every subcommand needs: the keychain home, the agent (started on first need), and how

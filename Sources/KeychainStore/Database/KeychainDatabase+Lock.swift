@@ -4,13 +4,7 @@ import FoundationEssentials
 /// The lock model: passwords, unlocking, locking, settings (ARCHITECTURE.md's table).
 extension KeychainDatabase {
     /// What `SecKeychainGetStatus` reports.
-    package struct Status: Sendable, Equatable, Codable {
-        package let hasPassword: Bool
-        package let isUnlocked: Bool
-        /// Opened on a machine whose device key does not open it (a copied file), before its
-        /// password has.
-        package let isForeign: Bool
-    }
+    package typealias Status = KeychainStatus
 
     package func status() -> Status {
         (try? withSession { session in

@@ -111,7 +111,7 @@ package enum FileSecurity {
         guard chmod(path, 0o600) == 0 else { throw error(errno, "cannot restrict \(path)") }
     }
 
-    static func error(_ code: Int32, _ what: String) -> StoreError {
+    package static func error(_ code: Int32, _ what: String) -> StoreError {
         let reason = String(cString: strerror(code))
         switch code {
         case ENOSPC, EDQUOT: return StoreError(.diskFull, "\(what): \(reason)")

@@ -18,7 +18,7 @@ package struct KeychainPreferences: Sendable, Codable, Equatable {
         self.searchList = searchList
     }
 
-    static func path(_ home: KeychainHome) -> String { home.path + "/preferences.json" }
+    package static func path(_ home: KeychainHome) -> String { home.path + "/preferences.json" }
 
     package static func load(_ home: KeychainHome) throws(StoreError) -> KeychainPreferences {
         guard var bytes = try FileSecurity.readSmallFile(path(home), maximum: 1 << 20) else { return KeychainPreferences() }

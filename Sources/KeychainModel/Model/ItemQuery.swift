@@ -70,6 +70,17 @@ package struct StoredItem: Sendable, Codable {
     package let accessControlFlags: UInt64?
     /// The secret, when it was asked for and the item has one.
     package var secret: Data?
+
+    package init(itemClass: ItemClass, rowID: Int64, persistentReference: PersistentReference, isTombstone: Bool,
+                 attributes: [String: AttributeValue], accessControlFlags: UInt64?, secret: Data?) {
+        self.itemClass = itemClass
+        self.rowID = rowID
+        self.persistentReference = persistentReference
+        self.isTombstone = isTombstone
+        self.attributes = attributes
+        self.accessControlFlags = accessControlFlags
+        self.secret = secret
+    }
 }
 
 extension StoredItem: CustomStringConvertible {

@@ -14,7 +14,7 @@ package struct LockSettings: Sendable, Equatable, Codable {
         self.lockInterval = lockInterval
     }
 
-    var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var writer = ByteWriter()
         writer.u8(1)
         writer.u8(lockOnSleep ? 1 : 0)
@@ -23,7 +23,7 @@ package struct LockSettings: Sendable, Equatable, Codable {
         return writer.bytes
     }
 
-    init(decoding bytes: [UInt8]) throws(StoreError) {
+    package init(decoding bytes: [UInt8]) throws(StoreError) {
         var reader = ByteReader(bytes)
         guard try reader.u8() == 1 else { throw StoreError(.invalidKeychain, "unknown lock settings version") }
         lockOnSleep = try reader.u8() != 0

@@ -1,0 +1,42 @@
+import FoundationEssentials
+
+/// Appends little-endian integers and length-prefixed fields to a buffer.
+package struct ByteWriter {
+    package private(set) var bytes: [UInt8] = []
+
+    package init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    package mutating func u8(_ v: UInt8) { bytes.append(v) }
+    package mutating func u16(_ v: UInt16) { bytes.append(UInt8(v & 0xFF)); bytes.append(UInt8(v >> 8)) }
+    package mutating func u32(_ v: UInt32) { for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }
+    package mutating func u64(_ v: UInt64) { for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }
+    package mutating func raw<C: Collection>(_ c: C) where C.Element == UInt8 { bytes.append(contentsOf: c) }
+}
+
+/// Reads what ``ByteWriter`` wrote; every read is bounds-checked and throws `.decode` past the end.
+package struct ByteReader {
+    private let bytes: [UInt8]
+    private(set) var offset = 0
+
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    package var remaining: Int { bytes.count - offset }
+
+    package mutating func take(_ count: Int) throws(StoreError) -> ArraySlice<UInt8> {
+        guard count >= 0, count <= remaining else { throw StoreError(.decode, "stored data is truncated") }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    package mutating func u8() throws(StoreError) -> UInt8 { try take(1).first! }
+    package mutating func u16() throws(StoreError) -> UInt16 {
+        let b = try take(2)
+        return UInt16(b[b.startIndex]) | UInt16(b[b.startIndex + 1]) << 8
+    }
+    package mutating func u32() throws(StoreError) -> UInt32 {
+        try take(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+    package mutating func u64() throws(StoreError) -> UInt64 {
+        try take(8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
+}

@@ -1,0 +1,14 @@
+/// What `SecKeychainGetStatus` reports about a keychain.
+package struct KeychainStatus: Sendable, Equatable, Codable {
+    package let hasPassword: Bool
+    package let isUnlocked: Bool
+    /// Opened on a machine whose device key does not open it (a copied file), before its
+    /// password has.
+    package let isForeign: Bool
+
+    package init(hasPassword: Bool, isUnlocked: Bool, isForeign: Bool) {
+        self.hasPassword = hasPassword
+        self.isUnlocked = isUnlocked
+        self.isForeign = isForeign
+    }
+}
