@@ -63,7 +63,7 @@ package struct AgentKeychain: KeychainBackend {
 package enum AgentDiscovery {
     /// The agent's socket to use for `home`, or nil for the embedded engine.
     package static func socket(for home: KeychainHome) throws(StoreError) -> AgentSocket? {
-        let mode = getenv("KEYHAVEN_AGENT").map { String(cString: $0) } ?? "auto"
+        let mode = environmentVariable("KEYHAVEN_AGENT") ?? "auto"
         guard mode != "off" else { return nil }
         let socket = AgentSocket.current()
         do throws(StoreError) {

@@ -14,7 +14,7 @@ package struct AgentSocket: Sendable, Hashable {
     package init(path: String) { self.path = path }
 
     package static func current() -> AgentSocket {
-        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        func variable(_ name: String) -> String? { environmentVariable(name).flatMap { $0.isEmpty ? nil : $0 } }
         if let explicit = variable("KEYHAVEN_AGENT_SOCKET") { return AgentSocket(path: explicit) }
         if let runtime = variable("XDG_RUNTIME_DIR") { return AgentSocket(path: runtime + "/keyhaven/agent.sock") }
         return AgentSocket(path: "/tmp/keyhaven-\(getuid())/agent.sock")

@@ -19,7 +19,7 @@ struct Session {
     static func open() throws(StoreError) -> Session {
         let home = try KeychainHome.current()
         let agent = try AgentLauncher.connect(home: home)
-        let groups = getenv("KEYHAVEN_ACCESS_GROUPS").map { String(cString: $0) }?
+        let groups = environmentVariable("KEYHAVEN_ACCESS_GROUPS")?
             .split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
         return Session(home: home, agent: agent, caller: Caller(accessGroups: groups ?? ["keyhaven", "*"]))
     }

@@ -17,10 +17,9 @@ package struct KeychainHome: Sendable, Hashable {
     /// The home the environment selects, read anew on every call so a test can point each
     /// case at its own folder.
     package static func current() throws(StoreError) -> KeychainHome {
-        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
-        if let home = variable("KEYHAVEN_HOME"), !home.isEmpty { return KeychainHome(path: home) }
-        if let data = variable("XDG_DATA_HOME"), data.hasPrefix("/") { return KeychainHome(path: data + "/keyhaven") }
-        guard let user = variable("HOME"), !user.isEmpty else {
+        if let home = environmentVariable("KEYHAVEN_HOME"), !home.isEmpty { return KeychainHome(path: home) }
+        if let data = environmentVariable("XDG_DATA_HOME"), data.hasPrefix("/") { return KeychainHome(path: data + "/keyhaven") }
+        guard let user = environmentVariable("HOME"), !user.isEmpty else {
             throw StoreError(.notAvailable, "no keychain home: set KEYHAVEN_HOME, XDG_DATA_HOME or HOME")
         }
         return KeychainHome(path: user + "/.local/share/keyhaven")
@@ -45,4 +44,9 @@ package struct KeychainHome: Sendable, Hashable {
         try FileSecurity.ensurePrivateDirectory(path)
         try FileSecurity.ensurePrivateDirectory(privateFolder)
     }
+}
+
+/// An environment variable's value, read now (tests change them between calls); nil when unset.
+package func environmentVariable(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
 }
