@@ -62,8 +62,9 @@ final class AgentHandler: ChannelInboundHandler {
 
     private func process(_ frame: ByteBuffer, context: ChannelHandlerContext) {
         let request: AgentRequest
+        let home: String?
         do {
-            request = try AgentFraming.decode(AgentRequest.self, from: Array(frame.readableBytesView))
+            (request, home) = try AgentFraming.decodeWithHome(AgentRequest.self, from: Array(frame.readableBytesView))
         } catch {
             context.close(promise: nil)
             return
@@ -72,7 +73,7 @@ final class AgentHandler: ChannelInboundHandler {
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let shutdown = onShutdown
         pool.runIfActive(eventLoop: context.eventLoop) { () -> [UInt8] in
-            let response = service.respond(to: request)
+            let response = service.respond(to: request, forHome: home)
             return (try? AgentFraming.encode(response)) ?? []
         }.whenComplete { result in
             let context = loopBound.value

@@ -20,8 +20,13 @@ package struct AgentService: Sendable {
         self.registry = registry
     }
 
-    /// Answers one request; errors become the response's failure.
-    package func respond(to request: AgentRequest) -> AgentResponse {
+    /// Answers one request; errors become the response's failure. A request naming another
+    /// keychain home is refused.
+    package func respond(to request: AgentRequest, forHome requestedHome: String? = nil) -> AgentResponse {
+        if let requestedHome, requestedHome != home.path {
+            return AgentResponse(error: StoreError(.notAvailable, "this agent serves \(home.path), not \(requestedHome): "
+                                                       + "stop it (keyhaven agent stop) or set KEYHAVEN_AGENT_SOCKET"))
+        }
         do throws(StoreError) {
             return try handle(request)
         } catch {

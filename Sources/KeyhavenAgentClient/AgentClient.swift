@@ -12,9 +12,12 @@ import KeychainModel
 /// one per thread.
 package final class AgentClient {
     private let fd: Int32
+    /// The keychain home every request names (the agent refuses requests for another home).
+    private let home: String?
 
     /// Connects; `.notAvailable` when no agent listens there.
-    package init(socket: AgentSocket) throws(StoreError) {
+    package init(socket: AgentSocket, home: String? = nil) throws(StoreError) {
+        self.home = home
         fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw StoreError(.notAvailable, "cannot make a socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
@@ -42,7 +45,7 @@ package final class AgentClient {
 
     /// Sends a request and waits for its response; an agent error is thrown as it is.
     package func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
-        try write(AgentFraming.encode(request))
+        try write(AgentFraming.encode(request, home: home))
         let header = try read(4)
         let length = header.reduce(0) { $0 << 8 | Int($1) }
         guard length <= AgentFraming.maximumFrame else { throw StoreError(.decode, "the agent sent an oversized message") }

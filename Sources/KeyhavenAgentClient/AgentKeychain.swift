@@ -11,14 +11,16 @@ import KeychainModel
 package struct AgentKeychain: KeychainBackend {
     package let path: String
     let socket: AgentSocket
+    let home: String
 
-    package init(path: String, socket: AgentSocket) {
+    package init(path: String, socket: AgentSocket, home: String) {
         self.path = path
         self.socket = socket
+        self.home = home
     }
 
     private func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
-        try AgentClient(socket: socket).send(request)
+        try AgentClient(socket: socket, home: home).send(request)
     }
 
     package func add(_ item: NewItem, caller: Caller) throws(StoreError) -> StoredItem {

@@ -56,14 +56,17 @@ package enum AgentFraming {
     /// The largest frame either side accepts; a larger length ends the connection.
     package static let maximumFrame = 48 << 20
 
+    /// `home`, in requests: the keychain home the client means; an agent serving another one
+    /// refuses the request, so the client needs no separate `hello` first.
     private struct Envelope<Body: Codable>: Codable {
         let v: Int
+        var home: String?
         let body: Body
     }
 
-    package static func encode<Body: Codable>(_ body: Body) throws(StoreError) -> [UInt8] {
+    package static func encode<Body: Codable>(_ body: Body, home: String? = nil) throws(StoreError) -> [UInt8] {
         let json: Data
-        do { json = try JSONEncoder().encode(Envelope(v: version, body: body)) } catch {
+        do { json = try JSONEncoder().encode(Envelope(v: version, home: home, body: body)) } catch {
             throw StoreError(.internalError, "cannot encode an agent message")
         }
         let length = UInt32(json.count)
@@ -71,11 +74,16 @@ package enum AgentFraming {
     }
 
     package static func decode<Body: Codable>(_ type: Body.Type, from json: some DataProtocol) throws(StoreError) -> Body {
+        try decodeWithHome(type, from: json).body
+    }
+
+    /// The body and the home the sender named, if any.
+    package static func decodeWithHome<Body: Codable>(_ type: Body.Type, from json: some DataProtocol) throws(StoreError) -> (body: Body, home: String?) {
         let envelope: Envelope<Body>
         do { envelope = try JSONDecoder().decode(Envelope<Body>.self, from: Data(json)) } catch {
             throw StoreError(.decode, "a malformed agent message")
         }
         guard envelope.v == version else { throw StoreError(.wrongVersion, "the agent speaks protocol version \(envelope.v), not \(version)") }
-        return envelope.body
+        return (envelope.body, envelope.home)
     }
 }

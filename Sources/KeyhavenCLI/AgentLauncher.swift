@@ -16,30 +16,18 @@ enum AgentLauncher {
     /// A client of the agent for `home`; `.notAvailable` if the agent there serves another home.
     static func connect(home: KeychainHome, start: Bool = true) throws(StoreError) -> AgentClient {
         let socket = AgentSocket.current()
-        if let client = try? AgentClient(socket: socket) {
-            try check(client, serves: home, socket: socket)
-            return client
-        }
+        // Every request names the home, so an agent of another home answers with an error that
+        // says so; no separate check is needed.
+        if let client = try? AgentClient(socket: socket, home: home.path) { return client }
         guard start else { throw StoreError(.notAvailable, "no agent is running at \(socket.path)") }
         try spawnAgent()
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(5)
         while clock.now < deadline {
-            if let client = try? AgentClient(socket: socket) {
-                try check(client, serves: home, socket: socket)
-                return client
-            }
+            if let client = try? AgentClient(socket: socket, home: home.path) { return client }
             usleep(5_000)
         }
         throw StoreError(.notAvailable, "keyhavend did not start; run it by hand to see why")
-    }
-
-    private static func check(_ client: AgentClient, serves home: KeychainHome, socket: AgentSocket) throws(StoreError) {
-        let hello = try client.send(.hello)
-        guard hello.home == home.path else {
-            throw StoreError(.notAvailable, "the agent at \(socket.path) serves \(hello.home ?? "another home"), not \(home.path): "
-                                + "stop it (keyhaven agent stop) or set KEYHAVEN_AGENT_SOCKET")
-        }
     }
 
     /// The agent executable: beside this one, else `keyhavend` on the PATH.

@@ -53,6 +53,29 @@ struct AgentTests {
         #expect(try KeychainRegistry().defaultKeychain().integrityCheck() == "ok")
     }
 
+    @Test("A command for another keychain home is refused by the running agent, with what to do")
+    func otherHomeRefused() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        #expect(try k.run("agent", "start").status == 0)
+        let otherHome = try TemporaryFolder.make(prefix: "keyhaven-other-home")
+        defer { try? FileManager.default.removeItem(atPath: otherHome) }
+        let process = Process()
+        process.executableURL = CommandRunner.products.appendingPathComponent("keyhaven")
+        process.arguments = ["find-generic-password", "-a", "x"]
+        var environment = k.environment
+        environment["KEYHAVEN_HOME"] = otherHome
+        process.environment = environment
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        process.waitUntilExit()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == UInt8(truncatingIfNeeded: -25291))
+        #expect(message.contains("serves \(TestHome.current!.path), not \(otherHome)"))
+        #expect(message.contains("keyhaven agent stop"))
+    }
+
     @Test("A second agent for the same socket refuses to start")
     func singleInstance() throws {
         let k = try CommandRunner()

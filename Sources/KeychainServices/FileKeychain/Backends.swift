@@ -7,7 +7,7 @@ import KeyhavenAgentClient
 /// `KEYHAVEN_AGENT=off|on|auto` chooses (docs/agent-protocol.md).
 enum Backends {
     static func keychain(at path: String, home: KeychainHome, create: Bool) throws(StoreError) -> any KeychainBackend {
-        if let socket = try AgentDiscovery.socket(for: home) { return AgentKeychain(path: path, socket: socket) }
+        if let socket = try AgentDiscovery.socket(for: home) { return AgentKeychain(path: path, socket: socket, home: home.path) }
         return try KeychainRegistry.shared.database(at: path, home: home, create: create)
     }
 
@@ -24,12 +24,12 @@ enum Backends {
         let preferences = try KeychainPreferences.load(home)
         return preferences.searchPaths(home)
             .filter { FileSecurity.fileSize($0) != nil || $0 == home.defaultKeychainPath }
-            .map { AgentKeychain(path: $0, socket: socket) }
+            .map { AgentKeychain(path: $0, socket: socket, home: home.path) }
     }
 
     static func create(at path: String, home: KeychainHome, password: [UInt8]) throws(StoreError) {
         if let socket = try AgentDiscovery.socket(for: home) {
-            _ = try AgentClient(socket: socket).send(.create(keychain: path, password: password.isEmpty ? nil : Data(password)))
+            _ = try AgentClient(socket: socket, home: home.path).send(.create(keychain: path, password: password.isEmpty ? nil : Data(password)))
         } else {
             _ = try KeychainRegistry.shared.create(at: path, home: home, password: password)
         }
@@ -37,15 +37,16 @@ enum Backends {
 
     static func deleteKeychain(at path: String, home: KeychainHome) throws(StoreError) {
         if let socket = try AgentDiscovery.socket(for: home) {
-            _ = try AgentClient(socket: socket).send(.deleteKeychain(keychain: path))
+            _ = try AgentClient(socket: socket, home: home.path).send(.deleteKeychain(keychain: path))
         } else {
             try KeychainRegistry.shared.deleteKeychain(at: path)
         }
     }
 
     static func lockAll() throws(StoreError) {
-        if let socket = try AgentDiscovery.socket(for: try KeychainHome.current()) {
-            _ = try AgentClient(socket: socket).send(.lock(keychain: nil))
+        let home = try KeychainHome.current()
+        if let socket = try AgentDiscovery.socket(for: home) {
+            _ = try AgentClient(socket: socket, home: home.path).send(.lock(keychain: nil))
         } else {
             KeychainRegistry.shared.lockAll()
         }
