@@ -67,11 +67,13 @@ package struct AgentService: Sendable {
         case .add(let keychain, let item, let caller):
             response.items = [try database(keychain).add(item, caller: caller)]
         case .find(let keychains, let query, let caller, let withSecrets):
-            response.items = try find(keychains, query, caller, withSecrets)
+            response.items = try KeychainSearch.find(query, in: try databases(keychains), caller: caller, withSecrets: withSecrets).map(\.item)
         case .update(let keychains, let query, let changes, let caller):
-            response.count = try eachKeychain(keychains) { (db) throws(StoreError) in try db.update(query, with: changes, caller: caller) }
+            response.count = try KeychainSearch.write(in: try databases(keychains)) { (db) throws(StoreError) in
+                try db.update(query, with: changes, caller: caller)
+            }
         case .delete(let keychains, let query, let caller, let makeTombstones):
-            response.count = try eachKeychain(keychains) { (db) throws(StoreError) in
+            response.count = try KeychainSearch.write(in: try databases(keychains)) { (db) throws(StoreError) in
                 try db.delete(query, caller: caller, makeTombstones: makeTombstones)
             }
         case .backup(let keychain, let destination):
@@ -82,35 +84,7 @@ package struct AgentService: Sendable {
         return response
     }
 
-    /// Finds across keychains in order, up to the query's limit (as the library does).
-    private func find(_ keychains: [String], _ query: ItemQuery, _ caller: Caller, _ withSecrets: Bool) throws(StoreError) -> [StoredItem] {
-        var query = query
-        var items: [StoredItem] = []
-        var firstError: StoreError?
-        for path in keychains {
-            do throws(StoreError) {
-                items += try database(path).find(query, caller: caller, withSecrets: withSecrets)
-            } catch where error.code == .itemNotFound {
-                continue
-            } catch {
-                firstError = firstError ?? error
-                continue
-            }
-            if let limit = query.limit {
-                guard items.count < limit else { break }
-                query.limit = limit - items.count
-            }
-        }
-        if items.isEmpty { throw firstError ?? StoreError(.itemNotFound, "no item matched") }
-        return items
-    }
-
-    private func eachKeychain(_ keychains: [String], _ body: (KeychainDatabase) throws(StoreError) -> Int) throws(StoreError) -> Int {
-        var total = 0
-        for path in keychains {
-            do throws(StoreError) { total += try body(try database(path)) } catch where error.code == .itemNotFound { continue }
-        }
-        guard total > 0 else { throw StoreError(.itemNotFound, "no item matched") }
-        return total
+    private func databases(_ paths: [String]) throws(StoreError) -> [any KeychainBackend] {
+        try paths.map { (path) throws(StoreError) -> any KeychainBackend in try database(path) }
     }
 }

@@ -68,6 +68,8 @@ package enum AgentDiscovery {
         let mode = environmentVariable("KEYHAVEN_AGENT") ?? "auto"
         guard mode != "off" else { return nil }
         let socket = AgentSocket.current()
+        // No socket file, no agent: one stat, not a socket and a connect, on every call.
+        if mode == "auto" && FileSecurity.fileSize(socket.path) == nil { return nil }
         do throws(StoreError) {
             let hello = try AgentClient(socket: socket).send(.hello)
             if hello.home == home.path { return socket }

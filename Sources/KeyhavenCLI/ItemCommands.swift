@@ -24,24 +24,16 @@ enum ItemWork {
         }
     }
 
-    /// The first matching item and the keychain it is in.
+    /// The first matching item and the keychain it is in (``KeychainSearch``, as the library
+    /// searches).
     static func findFirst(_ itemClass: ItemClass, _ attributes: [String: AttributeValue], keychains: [String],
                           withSecret: Bool, session: Session) throws(StoreError) -> (String, StoredItem) {
         var query = ItemQuery(itemClass: itemClass)
         query.criteria = attributes
         query.matchAnySynchronizable = true
-        var firstError: StoreError?
-        for path in try session.searchPaths(keychains) {
-            do throws(StoreError) {
-                let response = try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: withSecret))
-                if let item = response.items?.first { return (path, item) }
-            } catch where error.code == .itemNotFound {
-                continue
-            } catch {
-                firstError = firstError ?? error
-            }
-        }
-        throw firstError ?? StoreError(.itemNotFound, "no item matched")
+        let found = try KeychainSearch.find(query, in: session.keychains(try session.searchPaths(keychains)),
+                                            caller: session.caller, withSecrets: withSecret)
+        return (found[0].keychain.path, found[0].item)
     }
 
     static func find(_ itemClass: ItemClass, _ attributes: [String: AttributeValue], keychains: [String],

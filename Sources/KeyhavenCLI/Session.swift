@@ -34,13 +34,15 @@ struct Session {
 
     /// The keychains a search covers: the arguments, else the search list.
     func searchPaths(_ names: [String]) throws(StoreError) -> [String] {
-        if names.isEmpty {
-            let preferences = try preferences()
-            return preferences.searchPaths(home).filter { FileSecurity.fileSize($0) != nil || $0 == home.defaultKeychainPath }
-        }
+        if names.isEmpty { return try preferences().existingSearchPaths(home) }
         var paths: [String] = []
         for name in names { paths.append(try path(name)) }
         return paths
+    }
+
+    /// The agent's keychains at `paths`, for ``KeychainSearch``.
+    func keychains(_ paths: [String]) -> [any KeychainBackend] {
+        paths.map { AgentKeychain(path: $0, socket: AgentSocket.current(), home: home.path) }
     }
 
     @discardableResult

@@ -42,9 +42,10 @@ import Testing
             let count = Int.random(in: 0..<200, using: &generator)
             var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
             if !bytes.isEmpty && Bool.random() { bytes[0] = 1 }
-            _ = try? ItemMetadata(decoding: bytes)
-            _ = try? Padding.unpad(bytes)
-            _ = PersistentReference(Data(bytes))
+            // Whatever decodes must be exactly what the bytes say: no lenient parse of garbage.
+            if let metadata = try? ItemMetadata(decoding: bytes) { #expect((try? ItemMetadata(decoding: metadata.encoded())) == metadata) }
+            if let content = try? Padding.unpad(bytes) { #expect(content == Array(bytes[4..<(4 + content.count)])) }
+            if let reference = PersistentReference(Data(bytes)) { #expect(reference.bytes == Data(bytes)) }
         }
     }
 

@@ -94,6 +94,19 @@ package enum FileSecurity {
         return result
     }
 
+    /// What identifies one version of a file: a file replaced (by rename) or rewritten differs.
+    package struct Stamp: Sendable, Hashable {
+        let device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
+    }
+
+    /// The file's stamp, or nil if it does not exist.
+    package static func stamp(_ path: String) -> Stamp? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Stamp(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                     seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
+    }
+
     /// The size of a file, or nil if it does not exist.
     package static func fileSize(_ path: String) -> Int? {
         var info = stat()

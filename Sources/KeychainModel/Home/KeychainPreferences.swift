@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import FoundationEssentials
+import Synchronization
 
 /// The default keychain and the search list of a keychain home, as macOS keeps them in the
 /// user's preferences. Stored as JSON in `<home>/preferences.json` (0600), replaced atomically.
@@ -20,7 +21,21 @@ package struct KeychainPreferences: Sendable, Codable, Equatable {
 
     package static func path(_ home: KeychainHome) -> String { home.path + "/preferences.json" }
 
+    /// The last preferences read, by file: every SecItem call asks for them, and a `stat` is
+    /// cheaper than a read and a JSON parse. `save` replaces the file (a new inode), so a change by
+    /// any process is seen at once.
+    private static let cache = Mutex<[String: (FileSecurity.Stamp, KeychainPreferences)]>([:])
+
     package static func load(_ home: KeychainHome) throws(StoreError) -> KeychainPreferences {
+        let path = path(home)
+        guard let stamp = FileSecurity.stamp(path) else { return KeychainPreferences() }
+        if let (cachedStamp, cached) = cache.withLock({ $0[path] }), cachedStamp == stamp { return cached }
+        let preferences = try read(home)
+        cache.withLock { $0[path] = (stamp, preferences) }
+        return preferences
+    }
+
+    private static func read(_ home: KeychainHome) throws(StoreError) -> KeychainPreferences {
         guard var bytes = try FileSecurity.readSmallFile(path(home), maximum: 1 << 20) else { return KeychainPreferences() }
         defer { zeroize(&bytes) }
         do {
@@ -48,4 +63,10 @@ package struct KeychainPreferences: Sendable, Codable, Equatable {
 
     /// The search list in `home`.
     package func searchPaths(_ home: KeychainHome) -> [String] { searchList ?? [defaultPath(home)] }
+
+    /// The search list without keychains whose file is gone (macOS passes over them); the login
+    /// keychain stays, as it is created on first use.
+    package func existingSearchPaths(_ home: KeychainHome) -> [String] {
+        searchPaths(home).filter { FileSecurity.fileSize($0) != nil || $0 == home.defaultKeychainPath }
+    }
 }

@@ -21,10 +21,7 @@ enum Backends {
     static func searchList() throws(StoreError) -> [any KeychainBackend] {
         let home = try KeychainHome.current()
         guard let socket = try AgentDiscovery.socket(for: home) else { return try KeychainRegistry.shared.searchList() }
-        let preferences = try KeychainPreferences.load(home)
-        return preferences.searchPaths(home)
-            .filter { FileSecurity.fileSize($0) != nil || $0 == home.defaultKeychainPath }
-            .map { AgentKeychain(path: $0, socket: socket, home: home.path) }
+        return try KeychainPreferences.load(home).existingSearchPaths(home).map { AgentKeychain(path: $0, socket: socket, home: home.path) }
     }
 
     static func create(at path: String, home: KeychainHome, password: [UInt8]) throws(StoreError) {

@@ -27,21 +27,13 @@ enum LegacyItems {
         itemRef?.pointee = SecKeychainItem(keychainPath: database.path, reference: item.persistentReference.bytes)
     }
 
-    /// The first item that matches, keychain by keychain in order. A keychain that cannot answer
-    /// (locked) is passed over when another has the item; otherwise its error is the answer.
+    /// The first item that matches, keychain by keychain in order (``KeychainSearch``).
     static func firstMatch(_ query: ItemQuery, in databases: [any KeychainBackend], caller: Caller,
                            withSecret: Bool) throws(SecStatusError) -> (any KeychainBackend, StoredItem) {
-        var firstError: SecStatusError?
-        for database in databases {
-            do throws(StoreError) {
-                if let item = try database.find(query, caller: caller, withSecrets: withSecret).first { return (database, item) }
-            } catch where error.code == .itemNotFound {
-                continue
-            } catch {
-                firstError = firstError ?? SecStatusError(error)
-            }
-        }
-        throw firstError ?? SecStatusError(errSecItemNotFound, "no item matched")
+        var query = query
+        query.limit = 1
+        let found = try engine { () throws(StoreError) in try KeychainSearch.find(query, in: databases, caller: caller, withSecrets: withSecret) }
+        return (found[0].keychain, found[0].item)
     }
 
     /// The keychain and the query that find exactly this item.

@@ -15,44 +15,17 @@ enum SecItemTargets {
         return try FileKeychains.databases(NSArray(array: list))
     }
 
-    /// Finds across keychains, in order, up to the query's limit. A keychain that cannot answer
-    /// (locked, damaged) is passed over when others have matches; with none, its error is the
-    /// answer.
+    /// Finds across keychains, in order, up to the query's limit (``KeychainSearch``).
     static func find(_ dictionary: ItemDictionary, caller: Caller) throws(SecStatusError) -> [StoredItem] {
-        var query = dictionary.query
-        var items: [StoredItem] = []
-        var firstError: SecStatusError?
-        for database in try forSearch(dictionary) {
-            do throws(StoreError) {
-                items += try database.find(query, caller: caller, withSecrets: dictionary.returns.data)
-            } catch where error.code == .itemNotFound {
-                continue
-            } catch {
-                firstError = firstError ?? SecStatusError(error)
-                continue
-            }
-            if let limit = query.limit {
-                guard items.count < limit else { break }
-                query.limit = limit - items.count
-            }
+        let keychains = try forSearch(dictionary)
+        return try engine { () throws(StoreError) in
+            try KeychainSearch.find(dictionary.query, in: keychains, caller: caller, withSecrets: dictionary.returns.data).map(\.item)
         }
-        if items.isEmpty { throw firstError ?? SecStatusError(errSecItemNotFound, "no item matched") }
-        return items
     }
 
-    /// Runs a write on every keychain searched; not found in all of them is `errSecItemNotFound`.
-    /// Each keychain's part is all or nothing; across keychains the first failure stops the call.
+    /// Runs a write on every keychain searched (``KeychainSearch``).
     static func write(_ dictionary: ItemDictionary, _ body: (any KeychainBackend) throws(StoreError) -> Int) throws(SecStatusError) {
-        var total = 0
-        for database in try forSearch(dictionary) {
-            do throws(StoreError) {
-                total += try body(database)
-            } catch where error.code == .itemNotFound {
-                continue
-            } catch {
-                throw SecStatusError(error)
-            }
-        }
-        if total == 0 { throw SecStatusError(errSecItemNotFound, "no item matched") }
+        let keychains = try forSearch(dictionary)
+        _ = try engine { () throws(StoreError) in try KeychainSearch.write(in: keychains, body) }
     }
 }

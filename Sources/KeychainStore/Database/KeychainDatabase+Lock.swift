@@ -29,7 +29,7 @@ extension KeychainDatabase {
             } else {
                 let locking = try Keybag.open(.devicePassword, in: session.connection, keychainID: session.keychainID,
                                               deviceKey: session.deviceKey, passwordKey: passwordKey)
-                for (name, key) in locking { if let keyClass = KeyClass(rawValue: name) { session.keys.classes[keyClass] = ClassKeys(classKey: key) } }
+                session.keys.insertClassKeys(locking)
             }
             session.unlocked = true
         }

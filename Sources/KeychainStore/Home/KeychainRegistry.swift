@@ -22,17 +22,9 @@ package final class KeychainRegistry: Sendable {
     /// The keychains a call that names none searches, in order (the search list).
     package func searchList() throws(StoreError) -> [KeychainDatabase] {
         let home = try KeychainHome.current()
-        let preferences = try KeychainPreferences.load(home)
-        let defaultPath = preferences.defaultPath(home)
-        var found: [KeychainDatabase] = []
-        for path in preferences.searchPaths(home) {
-            do throws(StoreError) {
-                found.append(try database(at: path, home: home, create: path == home.defaultKeychainPath && path == defaultPath))
-            } catch where error.code == .noSuchKeychain {
-                continue  // a keychain deleted behind our back is skipped, as macOS does
-            }
+        return try KeychainPreferences.load(home).existingSearchPaths(home).map { (path) throws(StoreError) -> KeychainDatabase in
+            try database(at: path, home: home, create: path == home.defaultKeychainPath)
         }
-        return found
     }
 
     /// The keychain at `path`, opened once and then shared; with `create`, made (without a

@@ -33,8 +33,13 @@ package struct UnlockedKeys: Sendable {
     init(_ keys: [String: SymmetricKey], hasPassword: Bool) {
         index = keys[Keybag.indexKeyName]
         classes = [:]
-        for (name, key) in keys { if let keyClass = KeyClass(rawValue: name) { classes[keyClass] = ClassKeys(classKey: key) } }
         self.hasPassword = hasPassword
+        insertClassKeys(keys)
+    }
+
+    /// Adds the class keys among `keys` (by keybag name), as an unlock does.
+    mutating func insertClassKeys(_ keys: [String: SymmetricKey]) {
+        for (name, key) in keys { if let keyClass = KeyClass(rawValue: name) { classes[keyClass] = ClassKeys(classKey: key) } }
     }
 
     func keys(for keyClass: KeyClass) throws(StoreError) -> ClassKeys {
