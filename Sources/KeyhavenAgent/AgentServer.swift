@@ -18,6 +18,7 @@ package final class AgentServer: Sendable {
     private let pool: NIOThreadPool
     private let lockFD: Int32
     private let channel: any Channel
+    private let stop: StopRequest
 
     /// Takes the socket (replacing a stale one) and starts listening.
     /// `.duplicateKeychain`-free: another running agent is `.notAvailable` with a message.
@@ -33,13 +34,20 @@ package final class AgentServer: Sendable {
         }
         // We hold the lock, so a socket file left here belongs to an agent that is gone.
         unlink(socket.path)
+        let stop = StopRequest()
+        self.stop = stop
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         pool = NIOThreadPool(numberOfThreads: 4)
         pool.start()
         let (pool, service, group) = (self.pool, service, self.group)
-        let shutdown: @Sendable () -> Void = { Self.requestShutdown() }
+        let shutdown: @Sendable () -> Void = { stop.request() }
         let previousMask = umask(0o177)  // the socket file is created 0600
         defer { umask(previousMask) }
+        // The socket is bound under a private name and renamed into place once it listens: a
+        // client that sees the file can connect (binding in place leaves a moment between bind
+        // and listen when connects are refused).
+        let staging = socket.folder + "/.agent-\(getpid()).sock"
+        unlink(staging)
         do {
             channel = try ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 64)
@@ -49,8 +57,14 @@ package final class AgentServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(AgentHandler(service: service, pool: pool, onShutdown: shutdown))
                     }
                 }
-                .bind(unixDomainSocketPath: socket.path)
+                .bind(unixDomainSocketPath: staging)
                 .wait()
+            guard rename(staging, socket.path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? channel.close().wait()
+                unlink(staging)
+                throw StoreError(.notAvailable, "cannot put the socket at \(socket.path): \(reason)")
+            }
         } catch {
             try? pool.syncShutdownGracefully()
             try? group.syncShutdownGracefully()
@@ -62,29 +76,11 @@ package final class AgentServer: Sendable {
     /// Serves until SIGTERM, SIGINT or a `shutdown` request; then removes the socket. The keys it
     /// held go with the process.
     package func run() {
-        Self.waitForShutdown()
+        stop.wait()
         try? channel.close().wait()
         unlink(socket.path)
         try? pool.syncShutdownGracefully()
         try? group.syncShutdownGracefully()
         close(lockFD)
-    }
-
-    private static let stop = DispatchSemaphoreBox()
-
-    static func requestShutdown() { stop.signal() }
-
-    private static func waitForShutdown() {
-        signal(SIGPIPE, SIG_IGN)
-        // The sources live as long as this function, which returns when the agent stops.
-        let sources = [SIGTERM, SIGINT].map { sig -> any DispatchSourceSignal in
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            return source
-        }
-        stop.wait()
-        sources.forEach { $0.cancel() }
     }
 }

@@ -92,6 +92,32 @@ struct AgentTests {
         #expect(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("already running"))
     }
 
+    @Test("The socket appears only once the agent listens and handles SIGTERM: a client that sees it can connect")
+    func socketAppearsListening() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        let socket = AgentSocket(path: k.runtime + "/keyhaven/agent.sock")
+        for _ in 0..<10 {
+            let agent = Process()
+            agent.executableURL = CommandRunner.products.appendingPathComponent("keyhavend")
+            agent.environment = k.environment
+            try agent.run()
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(10)
+            while !FileManager.default.fileExists(atPath: socket.path), clock.now < deadline { usleep(50) }
+            #expect(throws: Never.self) { try AgentClient(socket: socket) }
+            // A SIGTERM sent as soon as the socket appears stops the agent, which removes it.
+            agent.terminate()
+            let stopped = clock.now + .seconds(10)
+            while agent.isRunning, clock.now < stopped { usleep(1_000) }
+            #expect(!agent.isRunning, "SIGTERM was lost")
+            if agent.isRunning { kill(agent.processIdentifier, SIGKILL) }
+            agent.waitUntilExit()
+            #expect(!FileManager.default.fileExists(atPath: socket.path))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: socket.folder).allSatisfy { !$0.hasPrefix(".agent-") })
+    }
+
     @Test("Malformed and oversized messages end that client's connection and nothing else")
     func badClients() throws {
         let k = try CommandRunner()
