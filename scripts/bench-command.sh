@@ -6,9 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${RUNS:-300}"
-swift build -c release --static-swift-stdlib --product keyhaven >/dev/null
-swift build -c release --static-swift-stdlib --product keyhavend >/dev/null
-bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
+swift build -c release --static-swift-stdlib --disable-local-rpath --product keyhaven >/dev/null
+swift build -c release --static-swift-stdlib --disable-local-rpath --product keyhavend >/dev/null
+bin="$(swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path)"
 export KEYHAVEN_HOME="$(mktemp -d)" XDG_RUNTIME_DIR="$(mktemp -d)"
 trap '"$bin/keyhaven" agent stop >/dev/null 2>&1 || true; rm -rf "$KEYHAVEN_HOME" "$XDG_RUNTIME_DIR"' EXIT
 "$bin/keyhaven" create-keychain -p bench-pw bench >/dev/null

@@ -63,9 +63,18 @@ final class AgentHandler: ChannelInboundHandler {
     private func process(_ frame: ByteBuffer, context: ChannelHandlerContext) {
         let request: AgentRequest
         let home: String?
-        do {
-            (request, home) = try AgentFraming.decodeWithHome(AgentRequest.self, from: Array(frame.readableBytesView))
+        var payload = Array(frame.readableBytesView)
+        defer { zeroize(&payload) }
+        do throws(StoreError) {
+            (request, home) = try AgentFraming.decodeWithHome(AgentRequest.self, from: payload)
         } catch {
+            // A client of another protocol version is told so (it can read the version byte);
+            // anything else malformed just ends the connection.
+            if error.code == .wrongVersion {
+                let answer = AgentFraming.encode(AgentResponse(error: StoreError(.wrongVersion,
+                    "keyhavend speaks agent protocol \(AgentFraming.version): stop it (keyhaven agent stop) and run the command again")))
+                context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: answer)), promise: nil)
+            }
             context.close(promise: nil)
             return
         }
@@ -73,27 +82,16 @@ final class AgentHandler: ChannelInboundHandler {
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let shutdown = onShutdown
         pool.runIfActive(eventLoop: context.eventLoop) { () -> [UInt8] in
-            let response = service.respond(to: request, forHome: home)
-            return (try? AgentFraming.encode(response)) ?? []
+            AgentFraming.encode(service.respond(to: request, forHome: home))
         }.whenComplete { result in
             let context = loopBound.value
-            guard case .success(let bytes) = result, !bytes.isEmpty else {
+            guard case .success(var bytes) = result, !bytes.isEmpty else {
                 context.close(promise: nil)
                 return
             }
             context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+            zeroize(&bytes)
             if case .shutdown = request { shutdown() }
         }
     }
-}
-
-/// `struct ucred` (Linux's SO_PEERCRED answer), declared here because Glibc's module leaves it
-/// behind `_GNU_SOURCE`. Same layout: pid, uid, gid.
-struct PeerCredentials: Sendable {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
-
-    /// SO_PEERCRED.
-    static let option: Int32 = 17
 }

@@ -11,7 +11,7 @@ import KeychainModel
 /// Plain POSIX sockets keep the command's start-up light (no event loop). Not thread-safe: use
 /// one per thread.
 package final class AgentClient {
-    private let fd: Int32
+    private var fd: Int32
     /// The keychain home every request names (the agent refuses requests for another home).
     private let home: String?
 
@@ -41,17 +41,54 @@ package final class AgentClient {
         }
     }
 
-    deinit { close(fd) }
+    /// The agent's process id, from the socket's peer credentials (the kernel's word, not the
+    /// agent's: it holds for an agent of any protocol version); nil unless it is this user's.
+    package var agentProcessID: Int32? {
+        guard let peer = PeerCredentials(socket: fd), peer.uid == getuid() else { return nil }
+        return peer.pid
+    }
+
+    /// Takes over a connection that ``detach()`` gave up.
+    package init(adopting fd: Int32, home: String?) {
+        self.fd = fd
+        self.home = home
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Gives up the connection without closing it: the descriptor is the caller's now.
+    package func detach() -> Int32 {
+        defer { fd = -1 }
+        return fd
+    }
 
     /// Sends a request and waits for its response; an agent error is thrown as it is.
     package func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
-        try write(AgentFraming.encode(request, home: home))
+        let response = try exchange(request)
+        if let error = response.error { throw error }
+        return response
+    }
+
+    /// Sends a request and returns its response, error or not. A throw means the connection is
+    /// unusable (broken, closed, or out of step); an error response leaves it usable.
+    package func exchange(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
+        // Both frames may hold secrets (passwords, item data): wiped once used.
+        var frame = AgentFraming.encode(request, home: home)
+        defer { zeroize(&frame) }
+        try write(frame)
         let header = try read(4)
         let length = header.reduce(0) { $0 << 8 | Int($1) }
         guard length <= AgentFraming.maximumFrame else { throw StoreError(.decode, "the agent sent an oversized message") }
-        let response = try AgentFraming.decode(AgentResponse.self, from: try read(length))
-        if let error = response.error { throw error }
-        return response
+        var payload = try read(length)
+        defer { zeroize(&payload) }
+        return try AgentFraming.decode(AgentResponse.self, from: payload)
+    }
+
+    /// Whether an idle connection can carry another request: nothing to read (the agent sends
+    /// only answers, so readable means it closed) and no hang-up.
+    package static func isIdleAndOpen(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 0
     }
 
     private func write(_ bytes: [UInt8]) throws(StoreError) {

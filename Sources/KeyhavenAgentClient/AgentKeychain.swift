@@ -6,8 +6,8 @@ import Musl
 import FoundationEssentials
 import KeychainModel
 
-/// A keychain held by the agent: each call is one request on a fresh connection (cheap on a
-/// Unix socket, and safe from any thread).
+/// A keychain held by the agent: each call is one request, on an idle connection of
+/// ``AgentConnectionPool`` or a new one (safe from any thread).
 package struct AgentKeychain: KeychainBackend {
     package let path: String
     let socket: AgentSocket
@@ -20,7 +20,7 @@ package struct AgentKeychain: KeychainBackend {
     }
 
     private func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
-        try AgentClient(socket: socket, home: home).send(request)
+        try AgentConnectionPool.shared.send(request, socket: socket, home: home)
     }
 
     package func add(_ item: NewItem, caller: Caller) throws(StoreError) -> StoredItem {
@@ -60,8 +60,8 @@ package struct AgentKeychain: KeychainBackend {
 /// Whether library calls go to the agent: `KEYHAVEN_AGENT=off` never, `on` always (an error when
 /// none runs), unset or `auto` when one runs for this keychain home.
 ///
-/// Asked on every call (one `hello` round trip on the Unix socket; nothing when no socket file
-/// exists), so an agent that starts or stops is followed at once.
+/// Asked on every call (one `hello` round trip on the Unix socket, on a kept connection; nothing
+/// when no socket file exists), so an agent that starts or stops is followed at once.
 package enum AgentDiscovery {
     /// The agent's socket to use for `home`, or nil for the embedded engine.
     package static func socket(for home: KeychainHome) throws(StoreError) -> AgentSocket? {
@@ -71,7 +71,7 @@ package enum AgentDiscovery {
         // No socket file, no agent: one stat, not a socket and a connect, on every call.
         if mode == "auto" && FileSecurity.fileSize(socket.path) == nil { return nil }
         do throws(StoreError) {
-            let hello = try AgentClient(socket: socket).send(.hello)
+            let hello = try AgentConnectionPool.shared.send(.hello, socket: socket, home: nil)
             if hello.home == home.path { return socket }
             if mode == "on" { throw StoreError(.notAvailable, "the agent at \(socket.path) serves another keychain home") }
             return nil

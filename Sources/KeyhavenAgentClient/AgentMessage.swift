@@ -2,7 +2,7 @@ import FoundationEssentials
 import KeychainModel
 
 /// A request to the agent (docs/agent-protocol.md). Keychains are absolute paths.
-package enum AgentRequest: Codable, Sendable {
+package enum AgentRequest: Sendable {
     case hello
     case create(keychain: String, password: Data?)
     case deleteKeychain(keychain: String)
@@ -22,8 +22,8 @@ package enum AgentRequest: Codable, Sendable {
 }
 
 /// The agent's answer: an error, or the result fields the request has.
-package struct AgentResponse: Codable, Sendable {
-    package struct Failure: Codable, Sendable, Equatable {
+package struct AgentResponse: Sendable {
+    package struct Failure: Sendable, Equatable {
         package let code: String
         package let message: String
     }
@@ -49,41 +49,151 @@ package struct AgentResponse: Codable, Sendable {
     }
 }
 
-/// The frame format: a 4-byte big-endian length, then that many bytes of JSON
-/// `{"v": 1, "body": ...}`.
+extension AgentRequest: WireCodable {
+    /// The u8 tag of each request (docs/agent-protocol.md); never reuse one.
+    private enum Tag: UInt8 {
+        case hello = 1, create, deleteKeychain, unlock, lock, status, changePassword, settings, setSettings
+        case add, find, update, delete, backup, shutdown
+    }
+
+    package func write(to w: inout ByteWriter) {
+        switch self {
+        case .hello: w.u8(Tag.hello.rawValue)
+        case .create(let keychain, let password):
+            w.u8(Tag.create.rawValue); keychain.write(to: &w); password.write(to: &w)
+        case .deleteKeychain(let keychain):
+            w.u8(Tag.deleteKeychain.rawValue); keychain.write(to: &w)
+        case .unlock(let keychain, let password):
+            w.u8(Tag.unlock.rawValue); keychain.write(to: &w); password.write(to: &w)
+        case .lock(let keychain):
+            w.u8(Tag.lock.rawValue); keychain.write(to: &w)
+        case .status(let keychain):
+            w.u8(Tag.status.rawValue); keychain.write(to: &w)
+        case .changePassword(let keychain, let old, let new):
+            w.u8(Tag.changePassword.rawValue); keychain.write(to: &w); old.write(to: &w); new.write(to: &w)
+        case .settings(let keychain):
+            w.u8(Tag.settings.rawValue); keychain.write(to: &w)
+        case .setSettings(let keychain, let settings):
+            w.u8(Tag.setSettings.rawValue); keychain.write(to: &w); settings.write(to: &w)
+        case .add(let keychain, let item, let caller):
+            w.u8(Tag.add.rawValue); keychain.write(to: &w); item.write(to: &w); caller.write(to: &w)
+        case .find(let keychains, let query, let caller, let withSecrets):
+            w.u8(Tag.find.rawValue); keychains.write(to: &w); query.write(to: &w); caller.write(to: &w); withSecrets.write(to: &w)
+        case .update(let keychains, let query, let changes, let caller):
+            w.u8(Tag.update.rawValue); keychains.write(to: &w); query.write(to: &w); changes.write(to: &w); caller.write(to: &w)
+        case .delete(let keychains, let query, let caller, let makeTombstones):
+            w.u8(Tag.delete.rawValue); keychains.write(to: &w); query.write(to: &w); caller.write(to: &w); makeTombstones.write(to: &w)
+        case .backup(let keychain, let destination):
+            w.u8(Tag.backup.rawValue); keychain.write(to: &w); destination.write(to: &w)
+        case .shutdown: w.u8(Tag.shutdown.rawValue)
+        }
+    }
+
+    package init(from r: inout ByteReader) throws(StoreError) {
+        guard let tag = Tag(rawValue: try r.u8()) else { throw StoreError(.decode, "an unknown request") }
+        switch tag {
+        case .hello: self = .hello
+        case .create: self = .create(keychain: try String(from: &r), password: try Data?(from: &r))
+        case .deleteKeychain: self = .deleteKeychain(keychain: try String(from: &r))
+        case .unlock: self = .unlock(keychain: try String(from: &r), password: try Data(from: &r))
+        case .lock: self = .lock(keychain: try String?(from: &r))
+        case .status: self = .status(keychain: try String(from: &r))
+        case .changePassword: self = .changePassword(keychain: try String(from: &r), old: try Data(from: &r), new: try Data(from: &r))
+        case .settings: self = .settings(keychain: try String(from: &r))
+        case .setSettings: self = .setSettings(keychain: try String(from: &r), settings: try LockSettings(from: &r))
+        case .add: self = .add(keychain: try String(from: &r), item: try NewItem(from: &r), caller: try Caller(from: &r))
+        case .find:
+            self = .find(keychains: try [String](from: &r), query: try ItemQuery(from: &r), caller: try Caller(from: &r),
+                         withSecrets: try Bool(from: &r))
+        case .update:
+            self = .update(keychains: try [String](from: &r), query: try ItemQuery(from: &r), changes: try ItemChanges(from: &r),
+                           caller: try Caller(from: &r))
+        case .delete:
+            self = .delete(keychains: try [String](from: &r), query: try ItemQuery(from: &r), caller: try Caller(from: &r),
+                           makeTombstones: try Bool(from: &r))
+        case .backup: self = .backup(keychain: try String(from: &r), destination: try String(from: &r))
+        case .shutdown: self = .shutdown
+        }
+    }
+}
+
+extension AgentResponse.Failure: WireCodable {
+    package func write(to writer: inout ByteWriter) {
+        code.write(to: &writer)
+        message.write(to: &writer)
+    }
+
+    package init(from reader: inout ByteReader) throws(StoreError) {
+        self.init(code: try String(from: &reader), message: try String(from: &reader))
+    }
+}
+
+/// Every field as an optional, in this order.
+extension AgentResponse: WireCodable {
+    package func write(to writer: inout ByteWriter) {
+        failure.write(to: &writer)
+        items.write(to: &writer)
+        status.write(to: &writer)
+        settings.write(to: &writer)
+        count.map { Int64($0) }.write(to: &writer)
+        home.write(to: &writer)
+        pid.write(to: &writer)
+    }
+
+    package init(from reader: inout ByteReader) throws(StoreError) {
+        self.init()
+        failure = try Failure?(from: &reader)
+        items = try [StoredItem]?(from: &reader)
+        status = try KeychainStatus?(from: &reader)
+        settings = try LockSettings?(from: &reader)
+        count = try Int64?(from: &reader).map { Int(clamping: $0) }
+        home = try String?(from: &reader)
+        pid = try Int32?(from: &reader)
+    }
+}
+
+/// The frame format: a 4-byte big-endian length, then that many bytes: the protocol version
+/// (one byte), the keychain home the sender means (optional text), and the body.
 package enum AgentFraming {
-    package static let version = 1
+    package static let version: UInt8 = 2
     /// The largest frame either side accepts; a larger length ends the connection.
     package static let maximumFrame = 48 << 20
 
-    /// `home`, in requests: the keychain home the client means; an agent serving another one
-    /// refuses the request, so the client needs no separate `hello` first.
-    private struct Envelope<Body: Codable>: Codable {
-        let v: Int
-        var home: String?
+    /// A whole frame, length first. `home`, in requests: the keychain home the client means; an
+    /// agent serving another one refuses the request, so the client needs no `hello` first.
+    package static func encode(_ body: some WireCodable, home: String? = nil) -> [UInt8] {
+        var writer = ByteWriter(capacity: 256)
+        writer.raw([0, 0, 0, 0, version])
+        home.write(to: &writer)
+        body.write(to: &writer)
+        var bytes = writer.bytes
+        let length = UInt32(bytes.count - 4)
+        for i in 0..<4 { bytes[i] = UInt8(truncatingIfNeeded: length >> (8 * (3 - i))) }
+        return bytes
+    }
+
+    /// A frame's body (the bytes after the length).
+    package static func decode<Body: WireCodable>(_ type: Body.Type, from payload: [UInt8]) throws(StoreError) -> Body {
+        try decodeWithHome(type, from: payload).body
+    }
+
+    /// A frame's body and the home the sender named, if any. Another version is `.wrongVersion`;
+    /// anything malformed, truncated or followed by extra bytes is `.decode`.
+    package static func decodeWithHome<Body: WireCodable>(_ type: Body.Type, from payload: [UInt8]) throws(StoreError) -> (body: Body, home: String?) {
+        var reader = ByteReader(payload)
+        let sent = try reader.u8()
+        guard sent == version else {
+            throw StoreError(.wrongVersion, "the other side speaks agent protocol \(sent == UInt8(ascii: "{") ? 1 : Int(sent)), not \(version)")
+        }
+        let home: String?
         let body: Body
-    }
-
-    package static func encode<Body: Codable>(_ body: Body, home: String? = nil) throws(StoreError) -> [UInt8] {
-        let json: Data
-        do { json = try JSONEncoder().encode(Envelope(v: version, home: home, body: body)) } catch {
-            throw StoreError(.internalError, "cannot encode an agent message")
+        do throws(StoreError) {
+            home = try String?(from: &reader)
+            body = try Body(from: &reader)
+        } catch {
+            throw StoreError(.decode, "a malformed agent message (\(error.message))")
         }
-        let length = UInt32(json.count)
-        return [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)] + json
-    }
-
-    package static func decode<Body: Codable>(_ type: Body.Type, from json: some DataProtocol) throws(StoreError) -> Body {
-        try decodeWithHome(type, from: json).body
-    }
-
-    /// The body and the home the sender named, if any.
-    package static func decodeWithHome<Body: Codable>(_ type: Body.Type, from json: some DataProtocol) throws(StoreError) -> (body: Body, home: String?) {
-        let envelope: Envelope<Body>
-        do { envelope = try JSONDecoder().decode(Envelope<Body>.self, from: Data(json)) } catch {
-            throw StoreError(.decode, "a malformed agent message")
-        }
-        guard envelope.v == version else { throw StoreError(.wrongVersion, "the agent speaks protocol version \(envelope.v), not \(version)") }
-        return (envelope.body, envelope.home)
+        guard reader.remaining == 0 else { throw StoreError(.decode, "a malformed agent message (trailing bytes)") }
+        return (body, home)
     }
 }

@@ -35,7 +35,7 @@ enum AgentLauncher {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         if n > 0 {
-            let beside = parentFolder(of: String(cString: buffer)) + "/keyhavend"
+            let beside = parentFolder(of: String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)) + "/keyhavend"
             if access(beside, X_OK) == 0 { return beside }
         }
         return "keyhavend"

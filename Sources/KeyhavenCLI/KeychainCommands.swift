@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import ArgumentParser
 import FoundationEssentials
 import KeychainModel
@@ -186,7 +191,13 @@ struct AgentCommand: ParsableCommand {
                     printLine("keyhavend is not running")
                     return
                 }
-                try client.send(.shutdown)
+                do throws(StoreError) {
+                    _ = try client.send(.shutdown)
+                } catch where error.code == .wrongVersion || error.code == .notAvailable {
+                    // An agent of another protocol version answers with an error or hangs up,
+                    // but it stops on SIGTERM like every version.
+                    guard let pid = client.agentProcessID, kill(pid, SIGTERM) == 0 else { throw error }
+                }
                 printLine("keyhavend stopped")
             case .status:
                 guard let client = try? AgentLauncher.connect(home: home, start: false) else {

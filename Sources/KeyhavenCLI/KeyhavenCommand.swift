@@ -44,7 +44,27 @@ package struct KeyhavenCommand: ParsableCommand {
             }
             index += 1
         }
+        runSubcommandDirectly(arguments)
         Self.main(arguments)
+    }
+
+    /// Parses and runs the named subcommand on its own, when the arguments are plainly for it:
+    /// ArgumentParser then builds only that subcommand's tree, not the whole command's (most of
+    /// a short command's time). Returns without having run anything if the arguments ask for
+    /// help or completion or do not parse; the full parse then gives the usual answer.
+    private static func runSubcommandDirectly(_ arguments: [String]) {
+        guard let name = arguments.first,
+              let subcommand = configuration.subcommands.first(where: { $0._commandName == name }) else { return }
+        let rest = Array(arguments.dropFirst())
+        guard !rest.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "help" || $0.hasPrefix("--generate-completion")
+                                      || $0.hasPrefix("--experimental") || $0 == "--version" }),
+              var command = try? subcommand.parseAsRoot(rest) else { return }
+        do {
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+        exit()
     }
 }
 

@@ -11,17 +11,19 @@ import KeyhavenAgentClient
 /// names become keychain paths.
 struct Session {
     let home: KeychainHome
-    let agent: AgentClient
+    let socket: AgentSocket
     /// The command's access groups: `KEYHAVEN_ACCESS_GROUPS`, else `keyhaven` (where adds go)
     /// and `*` (every group's items, as macOS's command sees every item of the user's keychains).
     let caller: Caller
 
     static func open() throws(StoreError) -> Session {
         let home = try KeychainHome.current()
-        let agent = try AgentLauncher.connect(home: home)
+        let socket = AgentSocket.current()
+        // The connection that found (or started) the agent carries this command's requests too.
+        AgentConnectionPool.shared.keep(try AgentLauncher.connect(home: home), socket: socket, home: home.path)
         let groups = environmentVariable("KEYHAVEN_ACCESS_GROUPS")?
             .split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
-        return Session(home: home, agent: agent, caller: Caller(accessGroups: groups ?? ["keyhaven", "*"]))
+        return Session(home: home, socket: socket, caller: Caller(accessGroups: groups ?? ["keyhaven", "*"]))
     }
 
     func preferences() throws(StoreError) -> KeychainPreferences { try KeychainPreferences.load(home) }
@@ -42,9 +44,11 @@ struct Session {
 
     /// The agent's keychains at `paths`, for ``KeychainSearch``.
     func keychains(_ paths: [String]) -> [any KeychainBackend] {
-        paths.map { AgentKeychain(path: $0, socket: AgentSocket.current(), home: home.path) }
+        paths.map { AgentKeychain(path: $0, socket: socket, home: home.path) }
     }
 
     @discardableResult
-    func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse { try agent.send(request) }
+    func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
+        try AgentConnectionPool.shared.send(request, socket: socket, home: home.path)
+    }
 }

@@ -26,7 +26,7 @@ func path(of keychain: SecKeychain?) -> String? {
     var buffer = [CChar](repeating: 0, count: 4096)
     var length = UInt32(buffer.count)
     guard SecKeychainGetPath(keychain, &length, &buffer) == errSecSuccess else { return nil }
-    return String(cString: buffer)
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 func changePassword(_ keychain: SecKeychain?, from old: String, to new: String) -> OSStatus {

@@ -118,18 +118,54 @@ struct AgentTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: socket.folder).allSatisfy { !$0.hasPrefix(".agent-") })
     }
 
+    @Test("Kept connections: reused while the agent lives, dropped after it restarts, never shared by two callers")
+    func connectionPool() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        #expect(try k.run("agent", "start").status == 0)
+        let socket = AgentSocket(path: k.runtime + "/keyhaven/agent.sock")
+        let pool = AgentConnectionPool()
+        defer { pool.removeAll() }
+        let home = TestHome.current!.path
+        func openDescriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        let first = try pool.send(.hello, socket: socket, home: home).pid
+        let descriptors = try openDescriptors()
+        for _ in 0..<20 { #expect(try pool.send(.hello, socket: socket, home: home).pid == first) }
+        #expect(try openDescriptors() == descriptors)  // one connection, reused
+        // An error answer leaves the connection usable.
+        #expect(throws: StoreError.self) { try pool.send(.status(keychain: home + "/none.keychain-db"), socket: socket, home: home) }
+        #expect(try openDescriptors() == descriptors)
+
+        #expect(try k.run("agent", "stop").status == 0)
+        #expect(try k.run("agent", "start").status == 0)
+        let second = try pool.send(.hello, socket: socket, home: home).pid
+        #expect(second != nil && second != first)
+        #expect(try openDescriptors() == descriptors)  // the closed one was dropped, not kept
+
+        // Many threads at once: each request gets a connection of its own; none is lost.
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 64) { _ in
+            if (try? pool.send(.hello, socket: socket, home: home).pid) != second { failures.withLock { $0 += 1 } }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        #expect(try openDescriptors() <= descriptors + 7)  // at most 8 kept
+    }
+
     @Test("Malformed and oversized messages end that client's connection and nothing else")
     func badClients() throws {
         let k = try CommandRunner()
         defer { k.finish() }
         #expect(try k.run("agent", "start").status == 0)
         let socket = AgentSocket(path: k.runtime + "/keyhaven/agent.sock")
-        for garbage in [[0, 0, 0, 5] + Array("hello".utf8), [0xFF, 0xFF, 0xFF, 0xFF], [0, 0, 0, 2, 0x7B, 0x7D]] as [[UInt8]] {
-            let fd = try rawConnect(socket.path)
-            _ = garbage.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            var byte: UInt8 = 0
-            #expect(recv(fd, &byte, 1, 0) == 0)  // the agent closed this connection
-            close(fd)
+        // Malformed frames of this version, and oversized ones: the connection closes, unanswered.
+        for garbage in [[0xFF, 0xFF, 0xFF, 0xFF], [0, 0, 0, 3, 2, 0, 200], [0, 0, 0, 1, 2]] as [[UInt8]] {
+            #expect(try exchangeRaw(garbage, socket: socket.path).isEmpty)
+        }
+        // Another version (a JSON frame is version 1): answered with what to do, then closed.
+        for garbage in [[0, 0, 0, 5] + Array("hello".utf8), [0, 0, 0, 2, 0x7B, 0x7D]] as [[UInt8]] {
+            let answer = try exchangeRaw(garbage, socket: socket.path)
+            let failure = try AgentFraming.decode(AgentResponse.self, from: Array(answer.dropFirst(4))).error
+            #expect(failure?.code == .wrongVersion && failure?.message.contains("keyhaven agent stop") == true)
         }
         // A client that connects and says nothing does not block others.
         let idle = try rawConnect(socket.path)
@@ -161,6 +197,17 @@ struct AgentTests {
             }
         }
         #expect(failures.withLock { $0 } == 0)
+    }
+
+    /// Sends bytes on a new connection and reads until the agent closes it.
+    private func exchangeRaw(_ bytes: [UInt8], socket path: String) throws -> [UInt8] {
+        let fd = try rawConnect(path)
+        defer { close(fd) }
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while case let n = recv(fd, &buffer, buffer.count, 0), n > 0 { received += buffer.prefix(n) }
+        return received
     }
 
     private func rawConnect(_ path: String) throws -> Int32 {

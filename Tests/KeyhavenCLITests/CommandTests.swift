@@ -158,5 +158,13 @@ struct CommandTests {
         #expect(try k.run("find-generic-password", "-a", "x", "/nonexistent/k.keychain-db").status == UInt8(truncatingIfNeeded: -25294))
         #expect(try k.run("--help").output.contains("find-generic-password"))
         #expect(try k.run("--generate-completion-script", "bash").output.contains("keyhaven"))
+        // A subcommand's own errors and help name it under keyhaven, whichever way it was parsed.
+        let badOption = try k.run("find-generic-password", "--bogus")
+        #expect(badOption.status == 64)
+        #expect(badOption.error.contains("Unknown option '--bogus'") && badOption.error.contains("keyhaven find-generic-password"))
+        let missing = try k.run("delete-keychain")
+        #expect(missing.status == 64 && missing.error.contains("keyhaven delete-keychain"))
+        #expect(try k.run("find-generic-password", "--help").output.contains("USAGE: keyhaven find-generic-password"))
+        #expect(try k.run("help", "find-generic-password").output.contains("USAGE: keyhaven find-generic-password"))
     }
 }

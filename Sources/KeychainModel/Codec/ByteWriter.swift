@@ -23,7 +23,7 @@ package struct ByteReader {
     package var remaining: Int { bytes.count - offset }
 
     package mutating func take(_ count: Int) throws(StoreError) -> ArraySlice<UInt8> {
-        guard count >= 0, count <= remaining else { throw StoreError(.decode, "stored data is truncated") }
+        guard count >= 0, count <= remaining else { throw StoreError(.decode, "the data is truncated") }
         defer { offset += count }
         return bytes[offset..<offset + count]
     }

@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// Which items an operation applies to.
-package struct ItemQuery: Sendable, Codable {
+package struct ItemQuery: Sendable {
     package var itemClass: ItemClass
     /// Exact-match criteria by wire name, already converted to each attribute's kind.
     package var criteria: [String: AttributeValue] = [:]
@@ -20,7 +20,7 @@ package struct ItemQuery: Sendable, Codable {
 }
 
 /// Who is calling: the access groups the caller may use, first = default for adds.
-package struct Caller: Sendable, Hashable, Codable {
+package struct Caller: Sendable, Hashable {
     package let accessGroups: [String]
 
     package init(accessGroups: [String]) { self.accessGroups = accessGroups }
@@ -34,7 +34,7 @@ package struct Caller: Sendable, Hashable, Codable {
 }
 
 /// A new item for ``KeychainDatabase/add(_:caller:)``.
-package struct NewItem: Sendable, Codable {
+package struct NewItem: Sendable {
     package var itemClass: ItemClass
     package var attributes: [String: AttributeValue]
     package var secret: Data?
@@ -49,7 +49,7 @@ package struct NewItem: Sendable, Codable {
 }
 
 /// What ``KeychainDatabase/update(_:with:caller:)`` changes.
-package struct ItemChanges: Sendable, Codable {
+package struct ItemChanges: Sendable {
     package var attributes: [String: AttributeValue] = [:]
     /// The new secret, if it changes.
     package var secret: Data?
@@ -60,7 +60,7 @@ package struct ItemChanges: Sendable, Codable {
 }
 
 /// An item read from the keychain.
-package struct StoredItem: Sendable, Codable {
+package struct StoredItem: Sendable {
     package let itemClass: ItemClass
     package let rowID: Int64
     package let persistentReference: PersistentReference

@@ -1,5 +1,5 @@
 /// What `SecKeychainGetStatus` reports about a keychain.
-package struct KeychainStatus: Sendable, Equatable, Codable {
+package struct KeychainStatus: Sendable, Equatable {
     package let hasPassword: Bool
     package let isUnlocked: Bool
     /// Opened on a machine whose device key does not open it (a copied file), before its

@@ -1,7 +1,7 @@
 /// A keychain's locking settings (macOS's `SecKeychainSettings`), stored in its header.
 ///
 /// Encoded as `u8 version (1), u8 lockOnSleep, u8 useLockInterval, u32 lockInterval`.
-package struct LockSettings: Sendable, Equatable, Codable {
+package struct LockSettings: Sendable, Equatable {
     /// Recorded and returned; Linux has no sleep notification the library can rely on.
     package var lockOnSleep = false
     /// Lock after `lockInterval` seconds without a call.

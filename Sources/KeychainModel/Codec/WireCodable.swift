@@ -1,0 +1,134 @@
+import FoundationEssentials
+
+/// A value the agent protocol carries in its binary form (docs/agent-protocol.md, "Encoding").
+///
+/// Written by hand, not with `Codable`: no run-time type lookups (they were most of a command's
+/// time), a format that does not change when Swift names do, and every read bounds-checked.
+package protocol WireCodable {
+    func write(to writer: inout ByteWriter)
+    init(from reader: inout ByteReader) throws(StoreError)
+}
+
+extension WireCodable {
+    /// This value alone, encoded.
+    package var wireBytes: [UInt8] {
+        var writer = ByteWriter()
+        write(to: &writer)
+        return writer.bytes
+    }
+
+    /// Decodes a value that must fill `bytes` exactly.
+    package init(wireBytes bytes: [UInt8]) throws(StoreError) {
+        var reader = ByteReader(bytes)
+        self = try Self(from: &reader)
+        guard reader.remaining == 0 else { throw StoreError(.decode, "trailing bytes after a value") }
+    }
+}
+
+extension Bool: WireCodable {
+    package func write(to writer: inout ByteWriter) { writer.u8(self ? 1 : 0) }
+    package init(from reader: inout ByteReader) throws(StoreError) {
+        switch try reader.u8() {
+        case 0: self = false
+        case 1: self = true
+        default: throw StoreError(.decode, "a boolean that is neither 0 nor 1")
+        }
+    }
+}
+
+extension UInt32: WireCodable {
+    package func write(to writer: inout ByteWriter) { writer.u32(self) }
+    package init(from reader: inout ByteReader) throws(StoreError) { self = try reader.u32() }
+}
+
+extension UInt64: WireCodable {
+    package func write(to writer: inout ByteWriter) { writer.u64(self) }
+    package init(from reader: inout ByteReader) throws(StoreError) { self = try reader.u64() }
+}
+
+extension Int64: WireCodable {
+    package func write(to writer: inout ByteWriter) { writer.u64(UInt64(bitPattern: self)) }
+    package init(from reader: inout ByteReader) throws(StoreError) { self = Int64(bitPattern: try reader.u64()) }
+}
+
+extension Int32: WireCodable {
+    package func write(to writer: inout ByteWriter) { writer.u32(UInt32(bitPattern: self)) }
+    package init(from reader: inout ByteReader) throws(StoreError) { self = Int32(bitPattern: try reader.u32()) }
+}
+
+/// A u32 length, then the bytes.
+extension Data: WireCodable {
+    package func write(to writer: inout ByteWriter) {
+        writer.u32(UInt32(count))
+        writer.raw(self)
+    }
+    package init(from reader: inout ByteReader) throws(StoreError) {
+        self = Data(try reader.take(Int(try reader.u32())))
+    }
+}
+
+/// A u32 length, then UTF-8; invalid UTF-8 is refused, not repaired.
+extension String: WireCodable {
+    package func write(to writer: inout ByteWriter) {
+        writer.u32(UInt32(utf8.count))
+        writer.raw(utf8)
+    }
+    package init(from reader: inout ByteReader) throws(StoreError) {
+        let bytes = try reader.take(Int(try reader.u32()))
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw StoreError(.decode, "text that is not UTF-8") }
+        self = text
+    }
+}
+
+/// A u8 presence flag (0 or 1), then the value.
+extension Optional: WireCodable where Wrapped: WireCodable {
+    package func write(to writer: inout ByteWriter) {
+        if let value = self {
+            writer.u8(1)
+            value.write(to: &writer)
+        } else {
+            writer.u8(0)
+        }
+    }
+    package init(from reader: inout ByteReader) throws(StoreError) {
+        self = try Bool(from: &reader) ? try Wrapped(from: &reader) : nil
+    }
+}
+
+/// A u32 count, then the elements. The count is checked against the bytes left (every element
+/// takes at least one), so a forged count cannot make a huge allocation.
+extension Array: WireCodable where Element: WireCodable {
+    package func write(to writer: inout ByteWriter) {
+        writer.u32(UInt32(count))
+        for element in self { element.write(to: &writer) }
+    }
+    package init(from reader: inout ByteReader) throws(StoreError) {
+        let count = Int(try reader.u32())
+        guard count <= reader.remaining else { throw StoreError(.decode, "a count larger than the message") }
+        self = []
+        reserveCapacity(count)
+        for _ in 0..<count { append(try Element(from: &reader)) }
+    }
+}
+
+/// A u32 count, then key and value pairs, keys in sorted order (one encoding per dictionary).
+/// A repeated key is refused.
+extension Dictionary: WireCodable where Key == String, Value: WireCodable {
+    package func write(to writer: inout ByteWriter) {
+        writer.u32(UInt32(count))
+        for key in keys.sorted() {
+            key.write(to: &writer)
+            self[key]!.write(to: &writer)
+        }
+    }
+    package init(from reader: inout ByteReader) throws(StoreError) {
+        let count = Int(try reader.u32())
+        guard count <= reader.remaining else { throw StoreError(.decode, "a count larger than the message") }
+        self = [:]
+        reserveCapacity(count)
+        for _ in 0..<count {
+            let key = try String(from: &reader)
+            guard updateValue(try Value(from: &reader), forKey: key) == nil else { throw StoreError(.decode, "a repeated key") }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import KeychainModel
+import KeyhavenAgentClient
+import Testing
+
+/// The agent protocol's binary encoding: every request and response survives a round trip, and
+/// no input, however damaged, does more than fail with an error.
+struct AgentProtocolTests {
+    static let item = StoredItem(
+        itemClass: .internetPassword, rowID: 42, persistentReference: .uuid(.internetPassword, Data(repeating: 7, count: 16)),
+        isTombstone: false,
+        attributes: ["acct": .string("ann ✓"), "gena": .data(Data([0, 255])), "port": .number(-443),
+                     "cdat": .date(Date(timeIntervalSinceReferenceDate: 12.5))],
+        accessControlFlags: 1 << 40, secret: Data("s3cret".utf8))
+
+    static var query: ItemQuery {
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.criteria = ["svce": .string("svc"), "sync": .number(1)]
+        query.matchAnySynchronizable = true
+        query.tombstone = false
+        query.persistentReference = .rowID(.genericPassword, 9)
+        query.limit = nil
+        query.hostOrSubdomain = "example.com"
+        return query
+    }
+
+    static var requests: [AgentRequest] {
+        var changes = ItemChanges()
+        changes.attributes = ["labl": .string("new")]
+        changes.secret = Data()
+        let caller = Caller(accessGroups: ["a", "*"])
+        let item = NewItem(itemClass: .genericPassword, attributes: ["acct": .string("a")], secret: Data("x".utf8), accessControlFlags: 3)
+        return [
+            .hello, .create(keychain: "/k", password: nil), .create(keychain: "/k", password: Data("pw".utf8)),
+            .deleteKeychain(keychain: "/k"), .unlock(keychain: "/k", password: Data()), .lock(keychain: nil), .lock(keychain: "/k"),
+            .status(keychain: "/k"), .changePassword(keychain: "/k", old: Data("o".utf8), new: Data("n".utf8)),
+            .settings(keychain: "/k"), .setSettings(keychain: "/k", settings: LockSettings(lockOnSleep: true, useLockInterval: true, lockInterval: 7)),
+            .add(keychain: "/k", item: item, caller: caller),
+            .find(keychains: ["/a", "/b"], query: query, caller: caller, withSecrets: true),
+            .update(keychains: [], query: query, changes: changes, caller: caller),
+            .delete(keychains: ["/a"], query: ItemQuery(itemClass: .internetPassword), caller: caller, makeTombstones: true),
+            .backup(keychain: "/k", destination: "/b"), .shutdown,
+        ]
+    }
+
+    static var responses: [AgentResponse] {
+        var full = AgentResponse()
+        full.items = [item, item]
+        full.status = KeychainStatus(hasPassword: true, isUnlocked: false, isForeign: true)
+        full.settings = LockSettings(useLockInterval: true, lockInterval: 60)
+        full.count = 3
+        full.home = "/home/ann/.local/share/keyhaven"
+        full.pid = 1234
+        return [AgentResponse(), full, AgentResponse(error: StoreError(.itemNotFound, "no such item"))]
+    }
+
+    /// The payload of a frame (without its length).
+    func payload(_ body: some WireCodable, home: String? = nil) -> [UInt8] {
+        let frame = AgentFraming.encode(body, home: home)
+        #expect(frame.prefix(4).reduce(0) { $0 << 8 | Int($1) } == frame.count - 4)
+        return Array(frame.dropFirst(4))
+    }
+
+    @Test("Every request survives a round trip, home included: re-encoding the decoded value gives the same bytes")
+    func requestsRoundTrip() throws {
+        for request in Self.requests {
+            let bytes = payload(request, home: "/home/ann")
+            let (decoded, home) = try AgentFraming.decodeWithHome(AgentRequest.self, from: bytes)
+            #expect(home == "/home/ann")
+            #expect(payload(decoded, home: home) == bytes)
+        }
+        guard case .find(let keychains, let query, let caller, true) = try AgentFraming.decode(AgentRequest.self, from: payload(Self.requests[12]))
+        else { Issue.record("not a find"); return }
+        #expect(keychains == ["/a", "/b"] && caller.accessGroups == ["a", "*"])
+        #expect(query.criteria == Self.query.criteria && query.limit == nil && query.tombstone == false)
+        #expect(query.persistentReference == .rowID(.genericPassword, 9) && query.hostOrSubdomain == "example.com")
+    }
+
+    @Test("Every response survives a round trip; an error comes back as the same code and message")
+    func responsesRoundTrip() throws {
+        for response in Self.responses {
+            let bytes = payload(response)
+            #expect(payload(try AgentFraming.decode(AgentResponse.self, from: bytes)) == bytes)
+        }
+        let full = try AgentFraming.decode(AgentResponse.self, from: payload(Self.responses[1]))
+        let item = try #require(full.items?.last)
+        #expect(item.attributes == Self.item.attributes && item.secret == Self.item.secret)
+        #expect(item.persistentReference == Self.item.persistentReference && item.accessControlFlags == 1 << 40)
+        #expect(full.count == 3 && full.pid == 1234 && full.status?.isForeign == true && full.settings?.lockInterval == 60)
+        let failure = try AgentFraming.decode(AgentResponse.self, from: payload(Self.responses[2]))
+        #expect(failure.error == StoreError(.itemNotFound, "no such item"))
+    }
+
+    @Test("Another version is .wrongVersion, naming it (a JSON frame is version 1)")
+    func versions() {
+        #expect(throws: StoreError.self) { try AgentFraming.decode(AgentRequest.self, from: [3, 0, 1]) }
+        do {
+            _ = try AgentFraming.decode(AgentRequest.self, from: Array(#"{"v":1,"body":{"hello":{}}}"#.utf8))
+            Issue.record("a version 1 frame was read")
+        } catch {
+            #expect(error.code == .wrongVersion && error.message.contains("protocol 1, not 2"))
+        }
+    }
+
+    @Test("Every truncation of every valid message is a .decode error, as is a trailing byte")
+    func truncations() {
+        func check<Body: WireCodable>(_ type: Body.Type, _ bytes: [UInt8]) {
+            for end in 1..<bytes.count {
+                #expect(throws: StoreError.self) { _ = try AgentFraming.decode(type, from: Array(bytes.prefix(end))) }
+            }
+            #expect(throws: StoreError(.decode, "a malformed agent message (trailing bytes)")) {
+                _ = try AgentFraming.decode(type, from: bytes + [0])
+            }
+        }
+        for request in Self.requests { check(AgentRequest.self, payload(request, home: "/h")) }
+        for response in Self.responses { check(AgentResponse.self, payload(response)) }
+    }
+
+    @Test("Forged counts and lengths fail before allocating; invalid UTF-8, booleans and tags are refused")
+    func forgedFields() {
+        let cases: [(String, [UInt8])] = [
+            ("count larger than the message", [2, 0, 11] + [0xFF, 0xFF, 0xFF, 0x7F]),
+            ("the data is truncated", [2, 0, 6] + [0xFF, 0xFF, 0xFF, 0xFF]),
+            ("text that is not UTF-8", [2, 0, 6, 2, 0, 0, 0, 0xC3, 0x28]),
+            ("a boolean that is neither 0 nor 1", [2, 7]),
+            ("an unknown request", [2, 0, 200]),
+        ]
+        for (message, bytes) in cases {
+            do {
+                _ = try AgentFraming.decode(AgentRequest.self, from: bytes)
+                Issue.record("decoded: \(message)")
+            } catch {
+                #expect(error.code == .decode && error.message.contains(message), "\(error.message)")
+            }
+        }
+    }
+
+    @Test("A hundred thousand random mutations of valid messages: each decodes or fails with an error")
+    func mutations() {
+        var random = SeededGenerator(seed: 0x6B65_7968_6176_656E)
+        let seeds = Self.requests.map { payload($0, home: "/h") } + Self.responses.map { payload($0) }
+        var decoded = 0
+        for round in 0..<100_000 {
+            var bytes = seeds[round % seeds.count]
+            for _ in 0...Int.random(in: 0..<4, using: &random) {
+                let at = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[at] = UInt8.random(in: 0...255, using: &random)
+                case 1: bytes.insert(UInt8.random(in: 0...255, using: &random), at: at)
+                default: if bytes.count > 1 { bytes.remove(at: at) }
+                }
+            }
+            if (try? AgentFraming.decode(AgentRequest.self, from: bytes)) != nil { decoded += 1 }
+            if (try? AgentFraming.decode(AgentResponse.self, from: bytes)) != nil { decoded += 1 }
+        }
+        // Some mutations land in text or data and still decode; most do not.
+        #expect(decoded > 0 && decoded < 100_000)
+    }
+}
+
+/// A deterministic generator (SplitMix64), so a failing mutation can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
