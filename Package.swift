@@ -136,6 +136,12 @@ let package = Package(
                            "keyhavend"],
             swiftSettings: strictSwift
         ),
+        // Crashes, concurrency and tampering (docs/reliability.md); KEYHAVEN_RELIABILITY=full for the long runs.
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper"],
+            swiftSettings: strictSwift
+        ),
     ]
 )
 

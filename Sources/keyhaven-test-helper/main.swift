@@ -14,6 +14,9 @@
 //                                                step's OSStatus, space-separated. Steps:
 //                                                unlock:PASSWORD, lock, read:ACCOUNT (data must
 //                                                equal the account name), add:ACCOUNT:ACCESSIBILITY
+//   keyhaven-test-helper stream RUN COUNT        the crash test's writer (StreamMode.swift)
+//   keyhaven-test-helper model NAME THREADS OPERATIONS
+//                                                the concurrency test's worker (ModelMode.swift)
 import Foundation
 import KeychainServices
 import KeychainServicesExtras
@@ -24,6 +27,12 @@ if arguments.count > 1, arguments[1] == "groups" {
     exit(0)
 }
 SecAccessGroupsSetCurrent(["multi.process.group"] as NSArray)
+if arguments.count == 4, arguments[1] == "stream", let count = Int(arguments[3]) {
+    runStream(run: arguments[2], count: count)
+}
+if arguments.count == 5, arguments[1] == "model", let threads = Int(arguments[3]), let operations = Int(arguments[4]) {
+    runModel(name: arguments[2], threads: threads, operations: operations)
+}
 if arguments.count > 2, arguments[1] == "script" { runScript(keychainPath: arguments[2], steps: Array(arguments.dropFirst(3))) }
 guard arguments.count == 4, let count = Int(arguments[3]) else {
     FileHandle.standardError.write(Data("usage: keyhaven-test-helper add|read|churn PREFIX COUNT\n".utf8))

@@ -8,33 +8,13 @@ import Testing
 /// Several processes on one keychain file at once (the helper is `keyhaven-test-helper`).
 @Suite(.freshKeychain(accessGroups: ["multi.process.group"]))
 struct MultiProcessTests {
-    /// The build folder holding this test binary and the helper.
-    static var helper: URL {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("keyhaven-test-helper")
-    }
+    static var helper: URL { HelperProcess.executable }
 
-    /// Starts the helper with `arguments` in the test's keychain home, with `changes` made to
-    /// the environment (nil removes a variable).
     static func start(_ arguments: [String], environment changes: [String: String?] = [:]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = helper
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["KEYHAVEN_HOME"] = TestHome.current!.path
-        for (name, value) in changes { environment[name] = value }
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        return (process, output)
+        try HelperProcess.start(arguments, environment: changes)
     }
 
-    static func finish(_ started: (Process, Pipe)) -> (Int32, String) {
-        let data = started.1.fileHandleForReading.readDataToEndOfFile()
-        started.0.waitUntilExit()
-        return (started.0.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-    }
+    static func finish(_ started: (Process, Pipe)) -> (Int32, String) { HelperProcess.finish(started) }
 
     @Test("Four processes write at once; every write is there afterwards, read by this process and another")
     func concurrentWriters() throws {

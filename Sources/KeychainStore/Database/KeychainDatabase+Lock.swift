@@ -107,19 +107,27 @@ extension KeychainDatabase {
 
 extension KeychainDatabase.Session {
     /// Every key of the keychain, opened with the device key and (when there is one) the password key.
+    /// Refused while any class key is damaged: rewriting the keybag would drop it for good.
     func allKeys(passwordKey: SymmetricKey?) throws(StoreError) -> [String: SymmetricKey] {
-        var keys = try Keybag.open(.device, in: connection, keychainID: keychainID, deviceKey: deviceKey, passwordKey: nil)
+        var opened = try Keybag.open(.device, in: connection, keychainID: keychainID, deviceKey: deviceKey, passwordKey: nil)
         if let passwordKey {
             let locking = try Keybag.open(.devicePassword, in: connection, keychainID: keychainID,
                                           deviceKey: deviceKey, passwordKey: passwordKey)
-            keys.merge(locking) { _, new in new }
+            opened.keys.merge(locking.keys) { _, new in new }
+            opened.damaged.formUnion(locking.damaged)
         }
-        return keys
+        guard opened.damaged.isEmpty else {
+            throw StoreError(.decode, "the keybag is damaged (\(opened.damaged.map(\.rawValue).sorted().joined(separator: ", "))); "
+                                       + "its password cannot be changed")
+        }
+        return opened.keys
     }
 
     /// Takes over a keychain made on another machine (see ``KeychainDatabase/unlock(password:)``).
     mutating func adopt(passwordKey: SymmetricKey) throws(StoreError) {
-        var keys = try Keybag.open(.password, in: connection, keychainID: keychainID, deviceKey: nil, passwordKey: passwordKey)
+        let opened = try Keybag.open(.password, in: connection, keychainID: keychainID, deviceKey: nil, passwordKey: passwordKey)
+        guard opened.damaged.isEmpty else { throw StoreError(.decode, "the keybag is damaged; the keychain cannot be adopted") }
+        var keys = opened.keys
         let deviceOnly: [KeyClass] = [.whenUnlockedThisDeviceOnly, .afterFirstUnlockThisDeviceOnly, .alwaysThisDeviceOnly,
                                       .whenPasscodeSetThisDeviceOnly]
         for keyClass in deviceOnly { keys[keyClass.rawValue] = KeychainCrypto.randomKey() }

@@ -37,7 +37,7 @@ enum KeychainFile {
         do throws(StoreError) {
             let keys = try Keybag.open(.device, in: connection, keychainID: header.id, deviceKey: deviceKey, passwordKey: nil)
             // A backup has no device rows at all: like a copy, only its password opens it.
-            guard keys[Keybag.indexKeyName] != nil else { throw StoreError(.decode, "the keybag has no key for this machine") }
+            guard keys.keys[Keybag.indexKeyName] != nil else { throw StoreError(.decode, "the keybag has no key for this machine") }
             return Opened(connection: connection, keychainID: header.id, keys: UnlockedKeys(keys, hasPassword: header.kdf != nil),
                           deviceKey: deviceKey, kdf: header.kdf, foreign: false, settings: header.settings)
         } catch where error.code == .decode && header.kdf != nil {

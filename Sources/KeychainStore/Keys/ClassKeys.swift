@@ -29,6 +29,8 @@ package struct UnlockedKeys: Sendable {
     var classes: [KeyClass: ClassKeys]
     /// Whether the keychain has a password (without one, `akpu` items cannot exist).
     var hasPassword: Bool
+    /// Classes whose keybag rows are damaged: their items are `.decode`, the others work.
+    var damaged: Set<KeyClass> = []
 
     init(_ keys: [String: SymmetricKey], hasPassword: Bool) {
         index = keys[Keybag.indexKeyName]
@@ -37,12 +39,26 @@ package struct UnlockedKeys: Sendable {
         insertClassKeys(keys)
     }
 
+    init(_ opened: Keybag.Opened, hasPassword: Bool) {
+        self.init(opened.keys, hasPassword: hasPassword)
+        damaged = opened.damaged
+    }
+
     /// Adds the class keys among `keys` (by keybag name), as an unlock does.
     mutating func insertClassKeys(_ keys: [String: SymmetricKey]) {
         for (name, key) in keys { if let keyClass = KeyClass(rawValue: name) { classes[keyClass] = ClassKeys(classKey: key) } }
     }
 
+    /// Adds the class keys an unlock opened, and the damaged ones it found.
+    mutating func insertClassKeys(_ opened: Keybag.Opened) {
+        insertClassKeys(opened.keys)
+        damaged.formUnion(opened.damaged)
+    }
+
     func keys(for keyClass: KeyClass) throws(StoreError) -> ClassKeys {
+        if damaged.contains(keyClass) {
+            throw StoreError(.decode, "the keybag's key for the \(keyClass.rawValue) class is damaged; its items cannot be read")
+        }
         guard let keys = classes[keyClass] else {
             if keyClass.requiresPassword && !hasPassword {
                 throw StoreError(.notAvailable, "items that need a passcode cannot exist in a keychain without a password")

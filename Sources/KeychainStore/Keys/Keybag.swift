@@ -56,25 +56,41 @@ enum Keybag {
         }
     }
 
-    /// Opens every row of one protection. A row that does not unwrap is `.decode` for `device`
-    /// rows (a damaged keybag or another machine's) and `.authFailed` for password rows.
+    /// The keys of one protection that opened, and the class keys whose rows did not.
+    struct Opened {
+        var keys: [String: SymmetricKey]
+        /// Class keys whose rows are damaged: their items give `.decode`; the rest of the
+        /// keychain works.
+        var damaged: Set<KeyClass>
+    }
+
+    /// Opens every row of one protection. No row unwrapping is `.decode` for `device` rows
+    /// (another machine's keychain) and `.authFailed` for password rows (the wrong password).
+    /// An index key that does not unwrap while other keys do is a damaged keybag:
+    /// `.invalidKeychain`. Any other row that does not unwrap is a damaged class key, reported
+    /// in ``Opened/damaged``.
     static func open(_ protection: Protection, in connection: SQLiteConnection, keychainID: Data,
-                     deviceKey: SymmetricKey?, passwordKey: SymmetricKey?) throws(StoreError) -> [String: SymmetricKey] {
+                     deviceKey: SymmetricKey?, passwordKey: SymmetricKey?) throws(StoreError) -> Opened {
         let rows = try connection.prepare("SELECT keyclass, wrapped FROM keybag WHERE protection = ?").rows([.text(protection.rawValue)])
-        var keys: [String: SymmetricKey] = [:]
+        var opened = Opened(keys: [:], damaged: [])
+        var indexDamaged = false
         for row in rows {
             guard let name = row[0].text, let wrapped = row[1].blob, name == indexKeyName || KeyClass(rawValue: name) != nil else {
                 throw StoreError(.decode, "the keybag has a malformed row")
             }
             let kek = try self.kek(protection, name, keychainID, deviceKey: deviceKey, passwordKey: passwordKey)
             do {
-                keys[name] = try KeychainCrypto.unwrap(wrapped, under: kek)
+                opened.keys[name] = try KeychainCrypto.unwrap(wrapped, under: kek)
             } catch {
-                if protection == .device { throw error }
-                throw StoreError(.authFailed, "the password is not correct")
+                if let keyClass = KeyClass(rawValue: name) { opened.damaged.insert(keyClass) } else { indexDamaged = true }
             }
         }
-        return keys
+        if opened.keys.isEmpty, !rows.isEmpty {
+            if protection == .device { throw StoreError(.decode, "this machine's device key does not open the keychain") }
+            throw StoreError(.authFailed, "the password is not correct")
+        }
+        if indexDamaged { throw StoreError(.invalidKeychain, "the keybag's index key is damaged") }
+        return opened
     }
 
     /// The KEK of one row: bound to the keychain (salt) and the key's name (info), so a wrapped

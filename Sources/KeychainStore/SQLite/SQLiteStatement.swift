@@ -63,6 +63,11 @@ package final class SQLiteStatement {
         while try step() {}
     }
 
+    /// The names of the result's columns.
+    package var columnNames: [String] {
+        (0..<sqlite3_column_count(stmt)).map { String(cString: sqlite3_column_name(stmt, $0)) }
+    }
+
     /// Runs a query and collects every row.
     package func rows(_ values: [SQLiteValue] = []) throws(StoreError) -> [[SQLiteValue]] {
         try bind(values)
