@@ -24,6 +24,31 @@ struct KeychainDatabaseTests {
         #expect(item.attributes["cdat"] == item.attributes["mdat"])
     }
 
+    @Test("A search uses the most selective index among its criteria: account before service; none for a persistent reference")
+    func indexChoice() throws {
+        let account = AttributeValue.string("a"), service = AttributeValue.string("s")
+        #expect(KeychainDatabase.Session.indexHint(.genericPassword, criteria: ["svce": service, "acct": account, "sync": .number(0)],
+                                                   byReference: false) == " INDEXED BY genp_acct")
+        #expect(KeychainDatabase.Session.indexHint(.genericPassword, criteria: ["svce": service, "sync": .number(0)], byReference: false)
+                == " INDEXED BY genp_svce")
+        #expect(KeychainDatabase.Session.indexHint(.internetPassword, criteria: ["srvr": service, "port": .number(1)], byReference: false)
+                == " INDEXED BY inet_srvr")
+        #expect(KeychainDatabase.Session.indexHint(.genericPassword, criteria: ["acct": account], byReference: true) == "")
+        #expect(KeychainDatabase.Session.indexHint(.genericPassword, criteria: ["labl": account], byReference: false) == "")
+        // And the plan SQLite makes with it reads the account's index, not the service's.
+        let db = try database()
+        for i in 0..<20 {
+            _ = try db.add(NewItem(itemClass: .genericPassword, attributes: ["acct": .string("a\(i)"), "svce": service], secret: nil),
+                           caller: caller)
+        }
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.criteria = ["acct": .string("a7"), "svce": service]
+        #expect(try db.find(query, caller: caller, withSecrets: false).count == 1)
+        let plan = try SQLiteConnection(path: TestHome.current!.keychainPath, create: false)
+            .prepare("EXPLAIN QUERY PLAN SELECT rowid FROM genp INDEXED BY genp_acct WHERE a_acct = ? AND a_svce = ?").rows([.null, .null])
+        #expect(plan.contains { $0.last?.text?.contains("genp_acct") == true })
+    }
+
     @Test("The keyed hashes differ between keychains (a per-keychain index key)")
     func indexKeyPerKeychain() throws {
         _ = try database().add(NewItem(itemClass: .genericPassword, attributes: ["acct": .string("same")], secret: nil), caller: caller)

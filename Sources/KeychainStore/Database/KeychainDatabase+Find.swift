@@ -53,6 +53,20 @@ extension KeychainDatabase.Session {
 
     /// Runs the query and decrypts what it finds, row by row; stops once `query.limit` items are
     /// readable, so a limited query never reads more rows than it needs.
+    /// Attributes whose index narrows a search the most, best first: an account or a server
+    /// names few items, a service may name thousands. Without statistics SQLite's planner picks
+    /// among equally constrained indexes arbitrarily (it chose the service's, reading every item
+    /// of a service to find one account), and statistics would have to be kept up to date.
+    static let indexPreference = ["acct", "srvr", "svce", "sha1", "alis", "path", "sdmn", "atyp", "type", "port", "ptcl"]
+
+    /// `INDEXED BY` the most selective indexed attribute among the criteria, if any; none when
+    /// a persistent reference (unique) names the item.
+    static func indexHint(_ itemClass: ItemClass, criteria: [String: AttributeValue], byReference: Bool) -> String {
+        guard !byReference,
+              let name = indexPreference.first(where: { criteria[$0] != nil && itemClass.schema[$0]?.isIndexed == true }) else { return "" }
+        return " INDEXED BY \(itemClass.rawValue)_\(name)"
+    }
+
     func select(_ query: ItemQuery, groups: [String]?, caller: Caller, withSecrets: Bool) throws(StoreError) -> [RowMatch] {
         let itemClass = query.itemClass
         if let reference = query.persistentReference, reference.itemClass != itemClass { return [] }
@@ -78,8 +92,9 @@ extension KeychainDatabase.Session {
             conditions.append("a_agrp IN (\(groups.map { _ in "?" }.joined(separator: ", ")))")
             values += try groups.map { (group) throws(StoreError) -> SQLiteValue in .blob(try indexHash(itemClass, agrp, .string(group))) }
         }
-        let sql = "SELECT rowid, persistref, keyclass, tomb, metadata, secret FROM \(itemClass.rawValue) WHERE "
-            + conditions.joined(separator: " AND ") + " ORDER BY rowid"
+        let sql = "SELECT rowid, persistref, keyclass, tomb, metadata, secret FROM \(itemClass.rawValue)"
+            + Self.indexHint(itemClass, criteria: criteria, byReference: query.persistentReference != nil)
+            + " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY rowid"
         var matches: [RowMatch] = []
         var readable = 0
         try connection.prepare(sql).forEachRow(values) { (row) throws(StoreError) -> Bool in

@@ -1,0 +1,94 @@
+import Benchmark
+import Foundation
+import Keyhaven
+import KeychainServices
+
+// Names are "<operation> <items>" so that scripts/bench.sh can pick rows out; the floor's rows
+// start with "floor".
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal, .peakMemoryResident],
+                                           timeUnits: .microseconds, maxDuration: .seconds(3), maxIterations: 20_000)
+
+    for size in Fixture.sizes {
+        let setup: Benchmark.BenchmarkSetupHook = { try Fixture.use(items: size) }
+
+        Benchmark("copy-matching \(size)", configuration: .init(setup: setup)) { benchmark in
+            var random = SystemRandomNumberGenerator()
+            for _ in benchmark.scaledIterations {
+                var query = Fixture.query(Fixture.account(Int.random(in: 0..<size, using: &random)))
+                query[kSecReturnData as String] = true
+                var result: CFTypeRef?
+                precondition(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+                blackHole(result)
+            }
+        }
+
+        let floorPath = Fixture.folder + "/floor-\(size).sqlite"
+        nonisolated(unsafe) var floor: Floor?
+        Benchmark("floor read \(size)", configuration: .init(setup: { floor = try Floor(path: floorPath, items: size) },
+                                                             teardown: { floor = nil })) { benchmark in
+            var random = SystemRandomNumberGenerator()
+            for _ in benchmark.scaledIterations {
+                blackHole(try? floor!.get(Fixture.account(Int.random(in: 0..<size, using: &random))))
+            }
+        }
+
+        Benchmark("floor write \(size)", configuration: .init(setup: { floor = try Floor(path: floorPath, items: size) },
+                                                              teardown: { floor = nil })) { benchmark in
+            for index in benchmark.scaledIterations {
+                try? floor!.put("new-\(index)", Fixture.secret)
+            }
+        }
+
+        // Items added by a benchmark go to another service and are removed afterwards, so that
+        // every benchmark sees the fixture's size.
+        let cleanup: Benchmark.BenchmarkTeardownHook = { Fixture.removeAdded() }
+
+        Benchmark("add \(size)", configuration: .init(setup: setup, teardown: cleanup)) { benchmark in
+            let run = UUID().uuidString  // the closure runs again after the warm-up
+            for index in benchmark.scaledIterations {
+                precondition(Fixture.addExtra("added-\(run)-\(index)") == errSecSuccess)
+            }
+        }
+
+        Benchmark("update \(size)", configuration: .init(setup: setup)) { benchmark in
+            var random = SystemRandomNumberGenerator()
+            let changes = [kSecValueData as String: Data(repeating: 0xA5, count: 32)] as CFDictionary
+            for _ in benchmark.scaledIterations {
+                let query = Fixture.query(Fixture.account(Int.random(in: 0..<size, using: &random)))
+                precondition(SecItemUpdate(query as CFDictionary, changes) == errSecSuccess)
+            }
+        }
+
+        // Each iteration deletes one item that the iterations' setup added (not measured).
+        Benchmark("delete \(size)", configuration: .init(setup: setup, teardown: cleanup)) { benchmark in
+            let run = UUID().uuidString
+            for index in benchmark.scaledIterations {
+                benchmark.stopMeasurement()
+                precondition(Fixture.addExtra("deleted-\(run)-\(index)") == errSecSuccess)
+                benchmark.startMeasurement()
+                precondition(SecItemDelete(Fixture.extraQuery("deleted-\(run)-\(index)") as CFDictionary) == errSecSuccess)
+            }
+        }
+    }
+
+    Benchmark("match-limit-all attributes 1000", configuration: .init(setup: { try Fixture.use(items: 1_000) })) { benchmark in
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Fixture.service,
+                                    kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true]
+        for _ in benchmark.scaledIterations {
+            var result: CFTypeRef?
+            precondition(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+            blackHole(result)
+        }
+    }
+
+    Benchmark("keyhaven string(forKey:) 1000", configuration: .init(setup: { try Fixture.use(items: 1_000) })) { benchmark in
+        let keychain = Keychain(service: Fixture.service)
+        for _ in benchmark.scaledIterations { blackHole(try? keychain.string(forKey: Fixture.account(500))) }
+    }
+
+    Benchmark("keyhaven set(_:forKey:) 1000", configuration: .init(setup: { try Fixture.use(items: 1_000) })) { benchmark in
+        let keychain = Keychain(service: Fixture.service)
+        for index in benchmark.scaledIterations { try? keychain.set("value \(index)", forKey: "keyhaven-set") }
+    }
+}
