@@ -127,7 +127,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KeychainStoreTests",
-            dependencies: ["KeychainStore", "KeychainTestSupport"],
+            dependencies: ["KeychainStore", "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSwift
         ),
         .testTarget(

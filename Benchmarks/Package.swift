@@ -13,7 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: root, path: ".."),
-        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
@@ -23,14 +23,14 @@ let package = Package(
             name: "SecItem",
             dependencies: [
                 "CSQLiteFloor",
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "KeychainServices", package: root),
                 .product(name: "Keyhaven", package: root),
             ],
             path: "Benchmarks/SecItem",
             swiftSettings: [.swiftLanguageMode(.v6)],
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ]
 )

@@ -34,7 +34,7 @@ enum Fixture {
     }
 
     static func removeAdded() {
-        let query = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service + "-added"]
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service + "-added"]
         _ = SecItemDelete(query as CFDictionary)
     }
 

@@ -66,12 +66,6 @@ package enum KeychainCrypto {
         HKDF<SHA256>.deriveKey(inputKeyMaterial: key, salt: salt, info: Data(purpose.utf8), outputByteCount: 32)
     }
 
-    /// The keyed hash stored in a search column.
-    package static func indexHash(_ bytes: [UInt8], key: SymmetricKey) -> Data {
-        let mac = HMAC<SHA256>.authenticationCode(for: bytes, using: key)
-        return Data(mac.prefix(16))
-    }
-
     /// SHA-1, only for Apple's `kSecAttrSHA1` item digest (not used for any protection).
     package static func sha1(_ bytes: Data) -> Data {
         Data(Insecure.SHA1.hash(data: bytes))

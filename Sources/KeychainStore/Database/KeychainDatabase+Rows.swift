@@ -7,7 +7,7 @@ extension KeychainDatabase.Session {
     func indexHash(_ itemClass: ItemClass, _ attribute: AttributeDescriptor, _ value: AttributeValue) throws(StoreError) -> Data {
         var input = Array("\(itemClass.rawValue)\u{0}\(attribute.name)\u{0}".utf8)
         input += value.matchKey(for: attribute.kind)
-        return KeychainCrypto.indexHash(input, key: try keys.indexKey())
+        return try keys.hasher().hash(input)
     }
 
     /// The value an attribute has for matching: its stored value, or the hidden default of

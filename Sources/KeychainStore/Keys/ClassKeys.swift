@@ -24,7 +24,9 @@ package struct ClassKeys: Sendable {
 package struct UnlockedKeys: Sendable {
     /// The key of the search columns' keyed hashes; nil only on a machine whose device key does
     /// not open the keychain, until its password does.
-    var index: SymmetricKey?
+    var index: SymmetricKey? { didSet { indexHasher = index.map(IndexHasher.init(key:)) } }
+    /// The keyed hash of the search columns under `index`.
+    private(set) var indexHasher: IndexHasher?
     /// Class keys in memory; a class that is absent is locked (or, for `akpu`, does not exist).
     var classes: [KeyClass: ClassKeys]
     /// Whether the keychain has a password (without one, `akpu` items cannot exist).
@@ -34,6 +36,7 @@ package struct UnlockedKeys: Sendable {
 
     init(_ keys: [String: SymmetricKey], hasPassword: Bool) {
         index = keys[Keybag.indexKeyName]
+        indexHasher = index.map(IndexHasher.init(key:))
         classes = [:]
         self.hasPassword = hasPassword
         insertClassKeys(keys)
@@ -71,6 +74,11 @@ package struct UnlockedKeys: Sendable {
     func indexKey() throws(StoreError) -> SymmetricKey {
         guard let index else { throw StoreError(.interactionNotAllowed, "the keychain is locked") }
         return index
+    }
+
+    func hasher() throws(StoreError) -> IndexHasher {
+        guard let indexHasher else { throw StoreError(.interactionNotAllowed, "the keychain is locked") }
+        return indexHasher
     }
 
     /// Every key by its keybag name, for re-wrapping.
