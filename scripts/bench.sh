@@ -61,6 +61,16 @@ if ! $quick; then
     rm -f "$table"
     cat docs/benchmarks.md | sed -n '/bench:begin/,/bench:end/p'
     bash scripts/bench-command.sh
+    # The agent's resident memory serving the 100,000-item keychain, after 200 look-ups.
+    (
+        bin="$(swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path)"
+        export KEYHAVEN_HOME="$KEYHAVEN_BENCH_FIXTURES/items-100000" XDG_RUNTIME_DIR="$(mktemp -d)"
+        trap '"$bin/keyhaven" agent stop >/dev/null 2>&1 || true; rm -rf "$XDG_RUNTIME_DIR"' EXIT
+        "$bin/keyhaven" agent start >/dev/null
+        for i in $(seq 1 200); do "$bin/keyhaven" find-generic-password -a "account-$((i * 397 % 100000))" -s bench -w >/dev/null; done
+        pid="$("$bin/keyhaven" agent status | grep -o 'pid [0-9]*' | cut -d' ' -f2)"
+        echo "agent resident memory with 100000 items: $(awk '/VmRSS/ { print $2, $3 }' "/proc/$pid/status")"
+    )
 fi
 
 a="$(p50 "copy-matching 10000")"

@@ -7,7 +7,8 @@ import KeychainServices
 // start with "floor".
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal, .peakMemoryResident],
-                                           timeUnits: .microseconds, maxDuration: .seconds(3), maxIterations: 20_000)
+                                           timeUnits: .microseconds, warmupIterations: 500, maxDuration: .seconds(3),
+                                           maxIterations: 20_000)
 
     for size in Fixture.sizes {
         let setup: Benchmark.BenchmarkSetupHook = { try Fixture.use(items: size) }
