@@ -75,7 +75,7 @@ extension InternetPasswordOptions: PasswordItemOptions {
 /// `add-generic-password` and `add-internet-password`.
 struct AddPassword<Options: PasswordItemOptions>: ParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: "add-\(Options.noun)-password", abstract: "Add \(Options.noun == "internet" ? "an" : "a") \(Options.noun) password.")
+        CommandConfiguration(commandName: "add-\(Options.noun)-password", abstract: "Add \(Options.noun == "internet" ? "an" : "a") \(Options.noun) password.").underKeyhaven
     }
     @OptionGroup var item: Options
     @Option(name: .customShort("w"), help: "The password (as the last option without a value: asked for; '-': standard input).")
@@ -93,7 +93,7 @@ struct AddPassword<Options: PasswordItemOptions>: ParsableCommand {
 /// `find-generic-password` and `find-internet-password`.
 struct FindPassword<Options: PasswordItemOptions>: ParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: "find-\(Options.noun)-password", abstract: "Find \(Options.noun == "internet" ? "an" : "a") \(Options.noun) password.")
+        CommandConfiguration(commandName: "find-\(Options.noun)-password", abstract: "Find \(Options.noun == "internet" ? "an" : "a") \(Options.noun) password.").underKeyhaven
     }
     @OptionGroup var item: Options
     @OptionGroup var show: ShowOptions
@@ -109,7 +109,7 @@ struct FindPassword<Options: PasswordItemOptions>: ParsableCommand {
 /// `delete-generic-password` and `delete-internet-password`.
 struct DeletePassword<Options: PasswordItemOptions>: ParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: "delete-\(Options.noun)-password", abstract: "Delete the first matching \(Options.noun) password.")
+        CommandConfiguration(commandName: "delete-\(Options.noun)-password", abstract: "Delete the first matching \(Options.noun) password.").underKeyhaven
     }
     @OptionGroup var item: Options
     @Argument(help: "The keychains to search (default: the search list).") var keychains: [String] = []
@@ -122,7 +122,7 @@ struct DeletePassword<Options: PasswordItemOptions>: ParsableCommand {
 }
 
 struct DumpKeychain: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "dump-keychain", abstract: "List every password item.")
+    static let configuration = CommandConfiguration(commandName: "dump-keychain", abstract: "List every password item.").underKeyhaven
     @Flag(name: .customShort("d"), help: "Also show each item's password.") var data = false
     @Flag(name: .long, help: "Print JSON, for scripts.") var json = false
     @Argument(help: "The keychains (default: the search list).") var keychains: [String] = []

@@ -9,7 +9,7 @@ import KeychainModel
 import KeyhavenAgentClient
 
 struct CreateKeychain: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "create-keychain", abstract: "Create a keychain and leave it unlocked.")
+    static let configuration = CommandConfiguration(commandName: "create-keychain", abstract: "Create a keychain and leave it unlocked.").underKeyhaven
     @Option(name: .customShort("p"), help: "The new keychain's password (omit the value to be asked; empty: no password).")
     var password: String?
     @Argument(help: "The keychain (a path, or a name in the keychain home).") var keychain: String
@@ -31,7 +31,7 @@ struct CreateKeychain: ParsableCommand {
 }
 
 struct DeleteKeychain: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete-keychain", abstract: "Delete keychains and take them out of the search list.")
+    static let configuration = CommandConfiguration(commandName: "delete-keychain", abstract: "Delete keychains and take them out of the search list.").underKeyhaven
     @Argument(help: "The keychains.") var keychains: [String]
 
     func run() throws {
@@ -50,7 +50,7 @@ struct DeleteKeychain: ParsableCommand {
 }
 
 struct ListKeychains: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list-keychains", abstract: "Show or set the keychain search list.")
+    static let configuration = CommandConfiguration(commandName: "list-keychains", abstract: "Show or set the keychain search list.").underKeyhaven
     @Option(name: .customShort("d"), help: "The preference domain (only 'user' exists here).") var domain: String?
     @Flag(name: .customShort("s"), help: "Set the search list to the keychains given.") var set = false
     @Argument(help: "With -s, the keychains of the new list.") var keychains: [String] = []
@@ -70,7 +70,7 @@ struct ListKeychains: ParsableCommand {
 }
 
 struct DefaultKeychain: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "default-keychain", abstract: "Show or set the default keychain.")
+    static let configuration = CommandConfiguration(commandName: "default-keychain", abstract: "Show or set the default keychain.").underKeyhaven
     @Option(name: .customShort("d"), help: "The preference domain (only 'user' exists here).") var domain: String?
     @Option(name: .customShort("s"), help: "Make this keychain the default.") var keychain: String?
 
@@ -91,7 +91,7 @@ struct DefaultKeychain: ParsableCommand {
 }
 
 struct UnlockKeychain: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "unlock-keychain", abstract: "Unlock a keychain (default: the default keychain) for every later command.")
+    static let configuration = CommandConfiguration(commandName: "unlock-keychain", abstract: "Unlock a keychain (default: the default keychain) for every later command.").underKeyhaven
     @Option(name: .customShort("p"), help: "The password (omit the value, or the option, to be asked).") var password: String?
     @Argument(help: "The keychain.") var keychain: String?
 
@@ -108,7 +108,7 @@ struct UnlockKeychain: ParsableCommand {
 }
 
 struct LockKeychain: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "lock-keychain", abstract: "Lock a keychain, or all of them.")
+    static let configuration = CommandConfiguration(commandName: "lock-keychain", abstract: "Lock a keychain, or all of them.").underKeyhaven
     @Flag(name: .customShort("a"), help: "Lock every keychain.") var all = false
     @Argument(help: "The keychain (default: the default keychain).") var keychain: String?
 
@@ -121,7 +121,7 @@ struct LockKeychain: ParsableCommand {
 }
 
 struct ShowKeychainInfo: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show-keychain-info", abstract: "Show a keychain's lock settings.")
+    static let configuration = CommandConfiguration(commandName: "show-keychain-info", abstract: "Show a keychain's lock settings.").underKeyhaven
     @Argument(help: "The keychain (default: the default keychain).") var keychain: String?
 
     func run() throws {
@@ -139,7 +139,7 @@ struct ShowKeychainInfo: ParsableCommand {
 }
 
 struct SetKeychainSettings: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "set-keychain-settings", abstract: "Set a keychain's lock settings.")
+    static let configuration = CommandConfiguration(commandName: "set-keychain-settings", abstract: "Set a keychain's lock settings.").underKeyhaven
     @Flag(name: .customShort("l"), help: "Lock when the system sleeps (recorded only).") var lockOnSleep = false
     @Flag(name: .customShort("u"), help: "Lock after the timeout.") var lockAfterTimeout = false
     @Option(name: .customShort("t"), help: "The timeout in seconds (implies -u).") var timeout: UInt32?
@@ -156,7 +156,7 @@ struct SetKeychainSettings: ParsableCommand {
 }
 
 struct SetKeychainPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "set-keychain-password", abstract: "Set, change or remove (empty new password) a keychain's password.")
+    static let configuration = CommandConfiguration(commandName: "set-keychain-password", abstract: "Set, change or remove (empty new password) a keychain's password.").underKeyhaven
     @Option(name: .customShort("o"), help: "The current password (omit to be asked).") var old: String?
     @Option(name: .customShort("p"), help: "The new password (omit to be asked).") var new: String?
     @Argument(help: "The keychain (default: the default keychain).") var keychain: String?
@@ -175,7 +175,7 @@ struct SetKeychainPassword: ParsableCommand {
 }
 
 struct AgentCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "agent", abstract: "Start, stop or ask about keyhavend.")
+    static let configuration = CommandConfiguration(commandName: "agent", abstract: "Start, stop or ask about keyhavend.").underKeyhaven
     enum Action: String, ExpressibleByArgument { case start, stop, status }
     @Argument(help: "start, stop or status.") var action: Action
 

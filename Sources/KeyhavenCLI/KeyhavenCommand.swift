@@ -68,6 +68,18 @@ package struct KeyhavenCommand: ParsableCommand {
     }
 }
 
+extension CommandConfiguration {
+    /// A subcommand's configuration, naming `keyhaven` as its parent: when the subcommand is
+    /// parsed on its own (``KeyhavenCommand/main(arguments:)``), its usage and errors still say
+    /// `keyhaven <subcommand>`, and ArgumentParser skips the completion-script check that only
+    /// the whole command answers.
+    var underKeyhaven: CommandConfiguration {
+        var configuration = self
+        configuration._superCommandName = "keyhaven"
+        return configuration
+    }
+}
+
 /// Runs a subcommand's work; an engine error is printed as security(1) prints it and becomes
 /// the exit status (the OSStatus's low byte).
 func perform(_ operation: String, _ body: () throws(StoreError) -> Void) throws {
