@@ -108,6 +108,12 @@ let package = Package(
             dependencies: ["KeychainServices", "KeychainServicesExtras"],
             swiftSettings: strictSwift
         ),
+        // libFuzzer targets (scripts/fuzz.sh); a normal build replays saved inputs.
+        .executableTarget(
+            name: "keyhaven-fuzz",
+            dependencies: ["KeychainServices", "KeychainStore", "KeyhavenAgentClient", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSwift
+        ),
         // Shared by the test targets: a fresh keychain home per test, one test at a time.
         .target(
             name: "KeychainTestSupport",
@@ -139,7 +145,8 @@ let package = Package(
         // Crashes, concurrency and tampering (docs/reliability.md); KEYHAVEN_RELIABILITY=full for the long runs.
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper"],
+            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper",
+                           "keyhaven-fuzz"],
             swiftSettings: strictSwift
         ),
     ]

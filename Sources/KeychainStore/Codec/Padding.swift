@@ -1,7 +1,7 @@
 /// Length hiding for encrypted blobs: `u32 length || content || zeros` up to a multiple of
 /// `block` bytes, so a ciphertext's size tells only roughly how long a secret is.
-enum Padding {
-    static func pad(_ content: [UInt8], block: Int) -> [UInt8] {
+package enum Padding {
+    package static func pad(_ content: [UInt8], block: Int) -> [UInt8] {
         // One allocation of the final size, so no partial copy of the content is left behind
         // in a buffer that grew.
         let total = (4 + content.count + block - 1) / block * block
@@ -12,7 +12,7 @@ enum Padding {
         return writer.bytes
     }
 
-    static func unpad(_ padded: [UInt8]) throws(StoreError) -> [UInt8] {
+    package static func unpad(_ padded: [UInt8]) throws(StoreError) -> [UInt8] {
         var reader = ByteReader(padded)
         let length = Int(try reader.u32())
         let content = try reader.take(length)
