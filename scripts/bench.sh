@@ -19,6 +19,9 @@ if $quick; then
     (cd Benchmarks && swift package --disable-sandbox benchmark --filter '^(copy-matching|floor read) 10000$' --no-progress) >"$log" 2>&1 \
         || { tail -30 "$log"; exit 1; }
 else
+    # The agent benchmarks start this keyhavend.
+    swift build -c release --static-swift-stdlib --disable-local-rpath --product keyhavend >/dev/null
+    export KEYHAVEN_BENCH_AGENT="$(swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path)/keyhavend"
     (cd Benchmarks && swift package --disable-sandbox benchmark --no-progress) >"$log" 2>&1 || { tail -30 "$log"; exit 1; }
 fi
 
@@ -41,12 +44,12 @@ if ! $quick; then
         echo
         echo "| benchmark | p50 (us) | x floor |"
         echo "|---|---|---|"
-        grep -E '^(copy-matching|floor read|floor write|add|update|delete|match-limit-all|keyhaven) ' "$log" | sort -u | while read -r name; do
+        grep -E '^(copy-matching|floor read|floor write|add|update|delete|match-limit-all|keyhaven|agent) |^unlock$' "$log" | sort -u | while read -r name; do
             value="$(p50 "$name")"
             size="${name##* }"
             case "$name" in
-                copy-matching*) floor="$(p50 "floor read $size")" ;;
-                add*|update*|delete*) floor="$(p50 "floor write $size")" ;;
+                copy-matching*|"agent copy-matching"*) floor="$(p50 "floor read $size")" ;;
+                add*|update*|delete*|"agent update"*) floor="$(p50 "floor write $size")" ;;
                 *) floor="" ;;
             esac
             ratio=""

@@ -73,6 +73,52 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Through the agent: the same look-up and update as a library client of a running keyhavend.
+    for size in Fixture.sizes where AgentFixture.executable != nil {
+        let setup: Benchmark.BenchmarkSetupHook = {
+            try Fixture.use(items: size)
+            try AgentFixture.shared.start()
+        }
+        let teardown: Benchmark.BenchmarkTeardownHook = { AgentFixture.shared.stop() }
+        Benchmark("agent copy-matching \(size)", configuration: .init(setup: setup, teardown: teardown)) { benchmark in
+            var random = SystemRandomNumberGenerator()
+            for _ in benchmark.scaledIterations {
+                var query = Fixture.query(Fixture.account(Int.random(in: 0..<size, using: &random)))
+                query[kSecReturnData as String] = true
+                var result: CFTypeRef?
+                precondition(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+                blackHole(result)
+            }
+        }
+        Benchmark("agent update \(size)", configuration: .init(setup: setup, teardown: teardown)) { benchmark in
+            var random = SystemRandomNumberGenerator()
+            let changes = [kSecValueData as String: Data(repeating: 0xA5, count: 32)] as CFDictionary
+            for _ in benchmark.scaledIterations {
+                let query = Fixture.query(Fixture.account(Int.random(in: 0..<size, using: &random)))
+                precondition(SecItemUpdate(query as CFDictionary, changes) == errSecSuccess)
+            }
+        }
+    }
+
+    // Unlock: the password's KDF (scrypt, calibrated to about a quarter second where the keychain
+    // was made), then the class keys' unwrapping.
+    nonisolated(unsafe) var locked: SecKeychain?
+    Benchmark("unlock", configuration: .init(maxDuration: .seconds(5), maxIterations: 20, setup: {
+        try Fixture.use(items: 1_000)
+        let path = Fixture.folder + "/unlock.keychain-db"
+        try? FileManager.default.removeItem(atPath: path)
+        let password = Array("bench password".utf8)
+        guard SecKeychainCreate(path, UInt32(password.count), password, false, nil, &locked) == errSecSuccess else {
+            throw Fixture.FixtureError(status: errSecIO)
+        }
+    })) { benchmark in
+        let password = Array("bench password".utf8)
+        for _ in benchmark.scaledIterations {
+            precondition(SecKeychainLock(locked) == errSecSuccess)
+            precondition(SecKeychainUnlock(locked, UInt32(password.count), password, true) == errSecSuccess)
+        }
+    }
+
     Benchmark("match-limit-all attributes 1000", configuration: .init(setup: { try Fixture.use(items: 1_000) })) { benchmark in
         let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Fixture.service,
                                     kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true]
