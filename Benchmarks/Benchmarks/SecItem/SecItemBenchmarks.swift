@@ -14,14 +14,7 @@ let benchmarks: @Sendable () -> Void = {
         let setup: Benchmark.BenchmarkSetupHook = { try Fixture.use(items: size) }
 
         Benchmark("copy-matching \(size)", configuration: .init(setup: setup)) { benchmark in
-            var random = SystemRandomNumberGenerator()
-            for _ in benchmark.scaledIterations {
-                var query = Fixture.query(Fixture.account(Int.random(in: 0..<size, using: &random)))
-                query[kSecReturnData as String] = true
-                var result: CFTypeRef?
-                precondition(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
-                blackHole(result)
-            }
+            copyMatching(benchmark, size: size)
         }
 
         let floorPath = Fixture.folder + "/floor-\(size).sqlite"
@@ -53,12 +46,7 @@ let benchmarks: @Sendable () -> Void = {
         }
 
         Benchmark("update \(size)", configuration: .init(setup: setup)) { benchmark in
-            var random = SystemRandomNumberGenerator()
-            let changes = [kSecValueData as String: Data(repeating: 0xA5, count: 32)] as CFDictionary
-            for _ in benchmark.scaledIterations {
-                let query = Fixture.query(Fixture.account(Int.random(in: 0..<size, using: &random)))
-                precondition(SecItemUpdate(query as CFDictionary, changes) == errSecSuccess)
-            }
+            update(benchmark, size: size)
         }
 
         // Each iteration deletes one item that the iterations' setup added (not measured).
@@ -81,22 +69,10 @@ let benchmarks: @Sendable () -> Void = {
         }
         let teardown: Benchmark.BenchmarkTeardownHook = { AgentFixture.shared.stop() }
         Benchmark("agent copy-matching \(size)", configuration: .init(setup: setup, teardown: teardown)) { benchmark in
-            var random = SystemRandomNumberGenerator()
-            for _ in benchmark.scaledIterations {
-                var query = Fixture.query(Fixture.account(Int.random(in: 0..<size, using: &random)))
-                query[kSecReturnData as String] = true
-                var result: CFTypeRef?
-                precondition(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
-                blackHole(result)
-            }
+            copyMatching(benchmark, size: size)
         }
         Benchmark("agent update \(size)", configuration: .init(setup: setup, teardown: teardown)) { benchmark in
-            var random = SystemRandomNumberGenerator()
-            let changes = [kSecValueData as String: Data(repeating: 0xA5, count: 32)] as CFDictionary
-            for _ in benchmark.scaledIterations {
-                let query = Fixture.query(Fixture.account(Int.random(in: 0..<size, using: &random)))
-                precondition(SecItemUpdate(query as CFDictionary, changes) == errSecSuccess)
-            }
+            update(benchmark, size: size)
         }
     }
 
@@ -137,5 +113,27 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("keyhaven set(_:forKey:) 1000", configuration: .init(setup: { try Fixture.use(items: 1_000) })) { benchmark in
         let keychain = Keychain(service: Fixture.service)
         for index in benchmark.scaledIterations { try? keychain.set("value \(index)", forKey: "keyhaven-set") }
+    }
+}
+
+/// One look-up by service and account per iteration, returning data, of a random item of `size`.
+func copyMatching(_ benchmark: Benchmark, size: Int) {
+    var random = SystemRandomNumberGenerator()
+    for _ in benchmark.scaledIterations {
+        var query = Fixture.query(Fixture.account(Int.random(in: 0..<size, using: &random)))
+        query[kSecReturnData as String] = true
+        var result: CFTypeRef?
+        precondition(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+        blackHole(result)
+    }
+}
+
+/// One update of the data of a random item of `size` per iteration.
+func update(_ benchmark: Benchmark, size: Int) {
+    var random = SystemRandomNumberGenerator()
+    let changes = [kSecValueData as String: Data(repeating: 0xA5, count: 32)] as CFDictionary
+    for _ in benchmark.scaledIterations {
+        let query = Fixture.query(Fixture.account(Int.random(in: 0..<size, using: &random)))
+        precondition(SecItemUpdate(query as CFDictionary, changes) == errSecSuccess)
     }
 }
