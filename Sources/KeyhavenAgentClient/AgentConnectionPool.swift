@@ -51,6 +51,16 @@ package final class AgentConnectionPool: Sendable {
         give(client.detach(), Key(socket: socket.path, home: home))
     }
 
+    /// Whether an idle connection to `socket` for `home` is kept and still open: the agent that
+    /// answered on it is still running (a restarted agent is another process on a new socket
+    /// file, and this connection would show it hung up).
+    package func hasOpenIdleConnection(socket: AgentSocket, home: String?) -> Bool {
+        idle.withLock { idle in
+            guard idle.process == getpid(), let fd = idle.connections[Key(socket: socket.path, home: home)]?.last else { return false }
+            return AgentClient.isIdleAndOpen(fd)
+        }
+    }
+
     /// Drops every idle connection (they close).
     package func removeAll() {
         let all = idle.withLock { idle in

@@ -5,6 +5,7 @@ import Musl
 #endif
 import FoundationEssentials
 import KeychainModel
+import Synchronization
 
 /// A keychain held by the agent: each call is one request, on an idle connection of
 /// ``AgentConnectionPool`` or a new one (safe from any thread).
@@ -60,9 +61,13 @@ package struct AgentKeychain: KeychainBackend {
 /// Whether library calls go to the agent: `KEYHAVEN_AGENT=off` never, `on` always (an error when
 /// none runs), unset or `auto` when one runs for this keychain home.
 ///
-/// Asked on every call (one `hello` round trip on the Unix socket, on a kept connection; nothing
-/// when no socket file exists), so an agent that starts or stops is followed at once.
+/// Asked on every call, so an agent that starts or stops is followed at once: nothing to ask when
+/// no socket file exists; no round trip while the connection that last said `hello` to this
+/// agent is still open (the same agent process, known to serve this home); otherwise one `hello`.
 package enum AgentDiscovery {
+    /// The home each socket's agent said it serves, as long as its `hello` connection is open.
+    private static let confirmed = Mutex<[String: String]>([:])
+
     /// The agent's socket to use for `home`, or nil for the embedded engine.
     package static func socket(for home: KeychainHome) throws(StoreError) -> AgentSocket? {
         let mode = environmentVariable("KEYHAVEN_AGENT") ?? "auto"
@@ -70,8 +75,13 @@ package enum AgentDiscovery {
         let socket = AgentSocket.current()
         // No socket file, no agent: one stat, not a socket and a connect, on every call.
         if mode == "auto" && FileSecurity.fileSize(socket.path) == nil { return nil }
+        if confirmed.withLock({ $0[socket.path] }) == home.path,
+           AgentConnectionPool.shared.hasOpenIdleConnection(socket: socket, home: nil) {
+            return socket
+        }
         do throws(StoreError) {
             let hello = try AgentConnectionPool.shared.send(.hello, socket: socket, home: nil)
+            confirmed.withLock { $0[socket.path] = hello.home }
             if hello.home == home.path { return socket }
             if mode == "on" { throw StoreError(.notAvailable, "the agent at \(socket.path) serves another keychain home") }
             return nil

@@ -151,6 +151,29 @@ struct AgentTests {
         #expect(try openDescriptors() <= descriptors + 7)  // at most 8 kept
     }
 
+    @Test("Library discovery says hello once per agent, follows a restart, and falls back when the agent is gone")
+    func discoveryFollowsTheAgent() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        let home = KeychainHome(path: TestHome.current!.path)
+        setenv("XDG_RUNTIME_DIR", k.runtime, 1)
+        setenv("KEYHAVEN_AGENT", "auto", 1)
+        defer { setenv("KEYHAVEN_AGENT", "off", 1) }
+        let socket = AgentSocket(path: k.runtime + "/keyhaven/agent.sock")
+        #expect(try AgentDiscovery.socket(for: home) == nil)  // no agent: the embedded engine
+        #expect(try k.run("agent", "start").status == 0)
+        #expect(try AgentDiscovery.socket(for: home) == socket)
+        #expect(AgentConnectionPool.shared.hasOpenIdleConnection(socket: socket, home: nil))
+        #expect(try AgentDiscovery.socket(for: home) == socket)  // answered from the open connection
+        #expect(try AgentDiscovery.socket(for: KeychainHome(path: "/elsewhere")) == nil)  // another home: asks, and is told no
+        #expect(try k.run("agent", "stop").status == 0)
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(!AgentConnectionPool.shared.hasOpenIdleConnection(socket: socket, home: nil))
+        #expect(try AgentDiscovery.socket(for: home) == nil)
+        #expect(try k.run("agent", "start").status == 0)
+        #expect(try AgentDiscovery.socket(for: home) == socket)
+    }
+
     @Test("Malformed and oversized messages end that client's connection and nothing else")
     func badClients() throws {
         let k = try CommandRunner()
