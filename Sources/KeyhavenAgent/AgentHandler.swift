@@ -70,12 +70,17 @@ final class AgentHandler: ChannelInboundHandler {
         } catch {
             // A client of another protocol version is told so (it can read the version byte);
             // anything else malformed just ends the connection.
-            if error.code == .wrongVersion {
-                let answer = AgentFraming.encode(AgentResponse(error: StoreError(.wrongVersion,
-                    "keyhavend speaks agent protocol \(AgentFraming.version): stop it (keyhaven agent stop) and run the command again")))
-                context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: answer)), promise: nil)
+            guard error.code == .wrongVersion else {
+                context.close(promise: nil)
+                return
             }
-            context.close(promise: nil)
+            let answer = AgentFraming.encode(AgentResponse(error: StoreError(.wrongVersion,
+                "keyhavend speaks agent protocol \(AgentFraming.version): stop it (keyhaven agent stop) and run the command again")))
+            // Closed once the answer is written, not before.
+            let written = context.eventLoop.makePromise(of: Void.self)
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
+            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: answer)), promise: written)
             return
         }
         let service = self.service

@@ -156,9 +156,13 @@ struct AgentTests {
         let k = try CommandRunner()
         defer { k.finish() }
         let home = KeychainHome(path: TestHome.current!.path)
+        let previousRuntime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]
         setenv("XDG_RUNTIME_DIR", k.runtime, 1)
         setenv("KEYHAVEN_AGENT", "auto", 1)
-        defer { setenv("KEYHAVEN_AGENT", "off", 1) }
+        defer {
+            setenv("KEYHAVEN_AGENT", "off", 1)
+            if let previousRuntime { setenv("XDG_RUNTIME_DIR", previousRuntime, 1) } else { unsetenv("XDG_RUNTIME_DIR") }
+        }
         let socket = AgentSocket(path: k.runtime + "/keyhaven/agent.sock")
         #expect(try AgentDiscovery.socket(for: home) == nil)  // no agent: the embedded engine
         #expect(try k.run("agent", "start").status == 0)
