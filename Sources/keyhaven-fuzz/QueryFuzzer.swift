@@ -3,7 +3,7 @@ import KeychainServices
 
 /// Turns fuzz bytes into SecItem calls: the first byte picks the call, the rest becomes one or
 /// two dictionaries of keys from Apple's constants (and arbitrary text) with values of every
-/// kind a caller might pass. The keychain is a temporary one of this process.
+/// kind a caller might pass.
 enum QueryFuzzer {
     static let keys: [String] = [
         kSecClass, kSecAttrAccount, kSecAttrService, kSecAttrServer, kSecAttrPort, kSecAttrProtocol, kSecAttrPath,
@@ -62,9 +62,14 @@ enum QueryFuzzer {
         return dictionary
     }
 
+    /// The keychain is the caller's temporary `KEYHAVEN_HOME` (scripts/fuzz.sh and the replay
+    /// test make one and remove it); without one this target refuses to run, so it never
+    /// writes to a real keychain or leaves a folder behind.
     static let setUp: Void = {
-        let home = NSTemporaryDirectory() + "keyhaven-fuzz-\(getpid())"
-        setenv("KEYHAVEN_HOME", home, 1)
+        guard let home = ProcessInfo.processInfo.environment["KEYHAVEN_HOME"], !home.isEmpty else {
+            FileHandle.standardError.write(Data("the query target needs KEYHAVEN_HOME set to a temporary folder\n".utf8))
+            exit(2)
+        }
         setenv("KEYHAVEN_AGENT", "off", 1)
     }()
 

@@ -132,14 +132,8 @@ extension KeychainStatus: WireCodable {
     }
 }
 
+/// The header's own encoding (docs/file-format.md), as bytes.
 extension LockSettings: WireCodable {
-    package func write(to writer: inout ByteWriter) {
-        lockOnSleep.write(to: &writer)
-        useLockInterval.write(to: &writer)
-        lockInterval.write(to: &writer)
-    }
-
-    package init(from reader: inout ByteReader) throws(StoreError) {
-        self.init(lockOnSleep: try Bool(from: &reader), useLockInterval: try Bool(from: &reader), lockInterval: try UInt32(from: &reader))
-    }
+    package func write(to writer: inout ByteWriter) { Data(encoded).write(to: &writer) }
+    package init(from reader: inout ByteReader) throws(StoreError) { try self.init(decoding: Array(try Data(from: &reader))) }
 }
