@@ -26,6 +26,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // A SQLite VFS that fails chosen I/O calls: the reliability suite's fault injection, armed
+        // only by debug builds' tests (KeychainStore's SQLiteFaults).
+        .target(
+            name: "CSQLiteFaults",
+            dependencies: ["CSQLite"]
+        ),
         // The engine's plain types: errors, the item model, the keychain home, the wire format.
         // No crypto, no SQLite: the command and the agent client link only this.
         .target(
@@ -38,6 +44,7 @@ let package = Package(
             dependencies: [
                 "KeychainModel",
                 "CSQLite",
+                "CSQLiteFaults",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
