@@ -81,4 +81,44 @@ import Testing
         #expect(AttributeValue.number(80).matchKey(for: .number) != AttributeValue.string("http").matchKey(for: .number))
         #expect(AttributeValue.number(1).matchKey(for: .blob) == AttributeValue.data(Data([1, 0, 0, 0])).matchKey(for: .blob))
     }
+
+    @Test("matches(_:as:) agrees with comparing match keys, for every pair of values and every kind")
+    func matchesAgreesWithMatchKeys() {
+        let date = Date(timeIntervalSinceReferenceDate: 12345.5)
+        let values: [AttributeValue] = [
+            .string("foo"), .string("FOO"), .string(""), .string("80"), .string("http"),
+            // The same text, precomposed and decomposed: equal as Swift strings, not as bytes.
+            .string("caf\u{E9}"), .string("cafe\u{301}"),
+            .data(Data("foo".utf8)), .data(Data()), .data(Data([1, 0, 0, 0])), .data(Data("caf\u{E9}".utf8)),
+            .number(0), .number(1), .number(80), .number(-1), .number(1 << 40),
+            .date(date), .date(date.addingTimeInterval(1)),
+        ]
+        for kind in [AttributeKind.blob, .data, .string, .number, .date] {
+            for a in values {
+                for b in values {
+                    #expect(a.matches(b, as: kind) == (a.matchKey(for: kind) == b.matchKey(for: kind)), "\(kind): \(a) against \(b)")
+                }
+            }
+        }
+        #expect(!AttributeValue.string("caf\u{E9}").matches(.string("cafe\u{301}"), as: .string))
+    }
+
+    @Test("Stored text must be valid UTF-8: every malformed sequence is refused, valid text (U+FFFD too) kept")
+    func storedTextIsValidated() {
+        let valid: [[UInt8]] = [[], Array("plain".utf8), Array("caf\u{E9} \u{1F511}".utf8), [0xEF, 0xBF, 0xBD], [0xF4, 0x8F, 0xBF, 0xBF]]
+        for bytes in valid {
+            #expect(AttributeCodec.utf8String(ArraySlice(bytes)) == String(decoding: bytes, as: UTF8.self))
+        }
+        let invalid: [[UInt8]] = [
+            [0x80], [0xC3], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+            [0xF8, 0x88, 0x80, 0x80, 0x80], [0xFF], Array("ok".utf8) + [0xE2, 0x82],
+        ]
+        for bytes in invalid {
+            #expect(AttributeCodec.utf8String(ArraySlice(bytes)) == nil, "\(bytes)")
+            #expect(String(validating: bytes, as: UTF8.self) == nil, "the reference refuses \(bytes) too")
+        }
+        // A slice that does not start at index 0.
+        let padded: [UInt8] = [0xFF] + Array("name".utf8)
+        #expect(AttributeCodec.utf8String(padded[1...]) == "name")
+    }
 }

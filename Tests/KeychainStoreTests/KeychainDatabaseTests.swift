@@ -63,6 +63,44 @@ struct KeychainDatabaseTests {
         #expect(first != hash)
     }
 
+    @Test("Queries of different shapes, alternating, each get their own statement and their own answer")
+    func statementShapes() throws {
+        let db = try database()
+        for (account, service) in [("a", "s1"), ("b", "s1"), ("a", "s2")] {
+            _ = try db.add(NewItem(itemClass: .genericPassword, attributes: ["acct": .string(account), "svce": .string(service)],
+                                   secret: Data("\(account)/\(service)".utf8)), caller: caller)
+        }
+        let stored = try { () throws(StoreError) in
+            var query = ItemQuery(itemClass: .genericPassword)
+            query.limit = nil
+            return try db.find(query, caller: caller, withSecrets: false)
+        }()
+        func secrets(_ criteria: [String: AttributeValue], reference: PersistentReference? = nil, caller: Caller? = nil) throws -> [String] {
+            var query = ItemQuery(itemClass: .genericPassword)
+            query.criteria = criteria
+            query.persistentReference = reference
+            query.limit = nil
+            let found: [StoredItem]
+            do throws(StoreError) {
+                found = try db.find(query, caller: caller ?? self.caller, withSecrets: true)
+            } catch {
+                guard error.code == .itemNotFound else { throw error }
+                return []
+            }
+            return found.map { String(decoding: $0.secret ?? Data(), as: UTF8.self) }
+        }
+        for _ in 0..<3 {
+            #expect(try secrets(["acct": .string("a")]) == ["a/s1", "a/s2"])
+            #expect(try secrets(["acct": .string("a"), "svce": .string("s2")]) == ["a/s2"])
+            #expect(try secrets(["svce": .string("s1")]) == ["a/s1", "b/s1"])
+            #expect(try secrets([:], reference: stored[1].persistentReference) == ["b/s1"])
+            #expect(try secrets(["acct": .string("b")], reference: stored[0].persistentReference) == [])
+            // One group filters differently from two.
+            #expect(try secrets(["acct": .string("a")], caller: Caller(accessGroups: ["g2"])) == [])
+            #expect(try secrets(["acct": .string("a")], caller: Caller(accessGroups: ["g2", "g1"])) == ["a/s1", "a/s2"])
+        }
+    }
+
     @Test("find with a limit stops early; nil limit returns all in insertion order")
     func limits() throws {
         let db = try database()

@@ -18,6 +18,19 @@ import Testing
         #expect(secret.range(of: Data("hunter2".utf8)) == nil)
     }
 
+    @Test("A secret blob opens from a slice of a larger buffer; every truncation is .decode")
+    func secretBlobSlicesAndTruncations() throws {
+        let secret = try cipher.sealSecret(Data("hunter2".utf8), tag: metadata.secretTag, keys: keys)
+        let inside = (Data([0xAA, 0xBB]) + secret + Data([0xCC]))
+        let slice = inside[(inside.startIndex + 2)..<(inside.endIndex - 1)]
+        #expect(slice.startIndex != 0)
+        #expect(try cipher.openSecret(slice, tag: metadata.secretTag, keys: keys) == Data("hunter2".utf8))
+        for length in 0..<secret.count {
+            #expect(throws: StoreError.self) { try cipher.openSecret(secret.prefix(length), tag: metadata.secretTag, keys: keys) }
+            #expect(throws: StoreError.self) { try cipher.openSecret(inside[(inside.startIndex + 2)..<(inside.startIndex + 2 + length)], tag: metadata.secretTag, keys: keys) }
+        }
+    }
+
     @Test("Every flipped bit of a sealed blob is .decode")
     func flippedBits() throws {
         let sealed = try cipher.sealMetadata(metadata, keys: keys)

@@ -19,7 +19,7 @@ package enum KeychainCrypto {
     }
 
     /// Encrypts and authenticates `plaintext`; returns nonce || ciphertext || tag.
-    package static func seal(_ plaintext: Data, key: SymmetricKey, context: Data) throws(StoreError) -> Data {
+    package static func seal(_ plaintext: Data, key: SymmetricKey, context: some DataProtocol) throws(StoreError) -> Data {
         do {
             let box = try AES.GCM.seal(plaintext, using: key, authenticating: context)
             guard let combined = box.combined else { throw StoreError(.internalError, "AES-GCM produced no combined form") }
@@ -34,7 +34,7 @@ package enum KeychainCrypto {
     /// Authenticates and decrypts a blob made by ``seal(_:key:context:)``.
     ///
     /// Any failure (wrong key, wrong context, a flipped bit, a truncated blob) is `.decode`.
-    package static func open(_ combined: Data, key: SymmetricKey, context: Data) throws(StoreError) -> Data {
+    package static func open(_ combined: Data, key: SymmetricKey, context: some DataProtocol) throws(StoreError) -> Data {
         do {
             let box = try AES.GCM.SealedBox(combined: combined)
             return try AES.GCM.open(box, using: key, authenticating: context)

@@ -51,8 +51,6 @@ extension KeychainDatabase.Session {
         return caller.isUnrestricted ? nil : groups
     }
 
-    /// Runs the query and decrypts what it finds, row by row; stops once `query.limit` items are
-    /// readable, so a limited query never reads more rows than it needs.
     /// Attributes whose index narrows a search the most, best first: an account or a server
     /// names few items, a service may name thousands. Without statistics SQLite's planner picks
     /// among equally constrained indexes arbitrarily (it chose the service's, reading every item
@@ -67,6 +65,8 @@ extension KeychainDatabase.Session {
         return " INDEXED BY \(itemClass.rawValue)_\(name)"
     }
 
+    /// Runs the query and decrypts what it finds, row by row; stops once `query.limit` items are
+    /// readable, so a limited query never reads more rows than it needs.
     func select(_ query: ItemQuery, groups: [String]?, caller: Caller, withSecrets: Bool) throws(StoreError) -> [RowMatch] {
         let itemClass = query.itemClass
         if let reference = query.persistentReference, reference.itemClass != itemClass { return [] }
@@ -75,29 +75,34 @@ extension KeychainDatabase.Session {
         if criteria["sync"] == nil, !query.matchAnySynchronizable, query.persistentReference == nil {
             criteria["sync"] = .number(0)
         }
-        var conditions: [String] = ["tomb = ?"]
-        var values: [SQLiteValue] = [.integer(query.tombstone == true ? 1 : 0)]
         let schema = itemClass.schema
-        for name in criteria.keys.sorted() {
+        let names = criteria.keys.sorted()
+        var values: [SQLiteValue] = [.integer(query.tombstone == true ? 1 : 0)]
+        values.reserveCapacity(names.count + (groups?.count ?? 0) + 2)
+        for name in names {
             guard let attribute = schema[name] else { throw StoreError(.noSuchAttribute, "no attribute \(name) in class \(itemClass.rawValue)") }
-            conditions.append("\(attribute.column) = ?")
             values.append(.blob(try indexHash(itemClass, attribute, criteria[name]!)))
         }
+        var reference: UInt8 = 0
         switch query.persistentReference {
-        case .uuid(_, let id)?: conditions.append("persistref = ?"); values.append(.blob(id))
-        case .rowID(_, let row)?: conditions.append("rowid = ?"); values.append(.integer(row))
+        case .uuid(_, let id)?: reference = 1; values.append(.blob(id))
+        case .rowID(_, let row)?: reference = 2; values.append(.integer(row))
         case nil: break
         }
+        var groupCount = 0
         if let groups, let agrp = schema["agrp"] {
-            conditions.append("a_agrp IN (\(groups.map { _ in "?" }.joined(separator: ", ")))")
-            values += try groups.map { (group) throws(StoreError) -> SQLiteValue in .blob(try indexHash(itemClass, agrp, .string(group))) }
+            groupCount = groups.count
+            for group in groups { values.append(.blob(try indexHash(itemClass, agrp, .string(group)))) }
         }
-        let sql = "SELECT rowid, persistref, keyclass, tomb, metadata, secret FROM \(itemClass.rawValue)"
-            + Self.indexHint(itemClass, criteria: criteria, byReference: query.persistentReference != nil)
-            + " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY rowid"
+        // The SQL depends on the class, the criteria's names, the kind of reference (0 none,
+        // 1 persistent identity, 2 row id) and the number of groups.
+        let shape = StatementShape(table: itemClass.rawValue, names: names, numbers: [Int(reference), groupCount])
+        let statement = try connection.prepare(shape: shape) {
+            Self.selectSQL(itemClass, names: names, reference: reference, groups: groupCount, criteria: criteria)
+        }
         var matches: [RowMatch] = []
         var readable = 0
-        try connection.prepare(sql).forEachRow(values) { (row) throws(StoreError) -> Bool in
+        try statement.forEachRow(values) { (row) throws(StoreError) -> Bool in
             if let limit = query.limit, readable >= limit { return false }
             let item: StoredItem
             do throws(StoreError) {
@@ -114,13 +119,32 @@ extension KeychainDatabase.Session {
         return matches
     }
 
+    /// The SQL of a query on `names` (all in the class's schema).
+    static func selectSQL(_ itemClass: ItemClass, names: [String], reference: UInt8, groups: Int,
+                          criteria: [String: AttributeValue]) -> String {
+        let schema = itemClass.schema
+        var conditions = ["tomb = ?"]
+        for name in names { conditions.append("\(schema[name]!.column) = ?") }
+        switch reference {
+        case 1: conditions.append("persistref = ?")
+        case 2: conditions.append("rowid = ?")
+        default: break
+        }
+        if groups > 0 {
+            conditions.append("a_agrp IN (\(Array(repeating: "?", count: groups).joined(separator: ", ")))")
+        }
+        return "SELECT rowid, persistref, keyclass, tomb, metadata, secret FROM \(itemClass.rawValue)"
+            + indexHint(itemClass, criteria: criteria, byReference: reference != 0)
+            + " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY rowid"
+    }
+
     /// The exact re-check on decrypted attributes.
     static func matches(_ item: StoredItem, criteria: [String: AttributeValue], query: ItemQuery, caller: Caller) -> Bool {
         let schema = item.itemClass.schema
         for (name, wanted) in criteria {
             guard let attribute = schema[name],
                   let stored = effectiveValue(attribute, in: item.attributes),
-                  stored.matchKey(for: attribute.kind) == wanted.matchKey(for: attribute.kind) else { return false }
+                  stored.matches(wanted, as: attribute.kind) else { return false }
         }
         if !caller.isUnrestricted {
             guard case .string(let group)? = item.attributes["agrp"], caller.accessGroups.contains(group) else { return false }

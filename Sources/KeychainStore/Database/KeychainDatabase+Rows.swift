@@ -5,8 +5,15 @@ import FoundationEssentials
 extension KeychainDatabase.Session {
     /// The keyed hash of one attribute value, as stored in its search column.
     func indexHash(_ itemClass: ItemClass, _ attribute: AttributeDescriptor, _ value: AttributeValue) throws(StoreError) -> Data {
-        var input = Array("\(itemClass.rawValue)\u{0}\(attribute.name)\u{0}".utf8)
-        input += value.matchKey(for: attribute.kind)
+        // `<class> NUL <attribute> NUL <match key>`
+        let key = value.matchKey(for: attribute.kind)
+        var input: [UInt8] = []
+        input.reserveCapacity(itemClass.rawValue.utf8.count + attribute.name.utf8.count + 2 + key.count)
+        input.append(contentsOf: itemClass.rawValue.utf8)
+        input.append(0)
+        input.append(contentsOf: attribute.name.utf8)
+        input.append(0)
+        input.append(contentsOf: key)
         return try keys.hasher().hash(input)
     }
 

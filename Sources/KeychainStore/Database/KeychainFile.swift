@@ -48,10 +48,12 @@ enum KeychainFile {
 
     private static func configure(_ connection: SQLiteConnection) throws(StoreError) {
         // WAL: readers never see half an update and never block the writer. FULL: a write the
-        // caller saw succeed survives a crash. secure_delete: freed pages are zeroed.
+        // caller saw succeed survives a crash. secure_delete: freed pages are zeroed. A page cache
+        // of up to 16 MiB (SQLite's default is 2): a look-up in a 10,000-item keychain (about 12
+        // MiB) then reads no page from the file; the cache never outgrows the file.
         try connection.execute("""
             PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;
-            PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON;
+            PRAGMA trusted_schema = OFF; PRAGMA cell_size_check = ON; PRAGMA cache_size = -16384;
             """)
     }
 

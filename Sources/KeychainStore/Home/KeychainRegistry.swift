@@ -20,21 +20,40 @@ package final class KeychainRegistry: Sendable {
     }
 
     /// The keychains a call that names none searches, in order (the search list).
+    ///
+    /// Every call looks at the files again (another process may have changed the preferences or
+    /// replaced a keychain): one `stat` of the preferences and one of each keychain in the list.
     package func searchList() throws(StoreError) -> [KeychainDatabase] {
         let home = try KeychainHome.current()
-        return try KeychainPreferences.load(home).existingSearchPaths(home).map { (path) throws(StoreError) -> KeychainDatabase in
-            try database(at: path, home: home, create: path == home.defaultKeychainPath)
+        let defaultPath = home.defaultKeychainPath
+        var databases: [KeychainDatabase] = []
+        for path in try KeychainPreferences.load(home).searchPaths(home) {
+            // A keychain whose file is gone is passed over, as macOS does; the login keychain
+            // is created on first use.
+            let identity = FileIdentity(path: path)
+            guard identity != nil || path == defaultPath else { continue }
+            databases.append(try database(at: path, home: home, create: path == defaultPath, identity: identity))
         }
+        return databases
     }
 
     /// The keychain at `path`, opened once and then shared; with `create`, made (without a
     /// password) if there is none.
     package func database(at path: String, home: KeychainHome, create: Bool) throws(StoreError) -> KeychainDatabase {
-        if create && FileSecurity.fileSize(path) == nil {
+        try database(at: path, home: home, create: create, identity: FileIdentity(path: path))
+    }
+
+    /// `identity`: the file's identity as just seen (nil: no file).
+    private func database(at path: String, home: KeychainHome, create: Bool, identity: FileIdentity?) throws(StoreError) -> KeychainDatabase {
+        if let identity, let cached = open.withLock({ $0[path] }), cached.fileIdentity == identity {
+            return cached
+        }
+        if create && identity == nil {
             do throws(StoreError) { try KeychainFile.create(path: path, home: home, password: nil) } catch where error.code == .duplicateKeychain {}
         }
         return try open.withLock { (open: inout [String: KeychainDatabase]) throws(StoreError) -> KeychainDatabase in
-            if let cached = open[path], cached.fileIdentity != nil, cached.fileIdentity == FileIdentity(path: path) {
+            let current = FileIdentity(path: path)
+            if let cached = open[path], current != nil, cached.fileIdentity == current {
                 return cached
             }
             let database = try KeychainDatabase(path: path, home: home)

@@ -15,10 +15,21 @@ struct RowCipher {
     let persistentID: Data
     let keyClass: KeyClass
 
-    private func context(_ role: String, tag: Data = Data()) -> Data {
-        var bytes = Data("keyhaven/v1/\(role)\u{0}\(table)\u{0}\(keyClass.rawValue)\u{0}".utf8)
-        bytes.append(persistentID)
-        bytes.append(tag)
+    /// `keyhaven/v1/<role> NUL <table> NUL <key class> NUL <persistent id> <tag>`.
+    private func context(_ role: String, tag: Data? = nil) -> [UInt8] {
+        let prefix = "keyhaven/v1/"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(prefix.utf8.count + role.utf8.count + table.utf8.count + keyClass.rawValue.utf8.count + 3
+                              + persistentID.count + (tag?.count ?? 0))
+        bytes.append(contentsOf: prefix.utf8)
+        bytes.append(contentsOf: role.utf8)
+        bytes.append(0)
+        bytes.append(contentsOf: table.utf8)
+        bytes.append(0)
+        bytes.append(contentsOf: keyClass.rawValue.utf8)
+        bytes.append(0)
+        bytes.append(contentsOf: persistentID)
+        if let tag { bytes.append(contentsOf: tag) }
         return bytes
     }
 
@@ -48,10 +59,15 @@ struct RowCipher {
     }
 
     func openSecret(_ blob: Data, tag: Data, keys: ClassKeys) throws(StoreError) -> Data {
-        var reader = ByteReader(Array(blob))
-        guard try reader.u8() == 1 else { throw StoreError(.decode, "unknown secret blob version") }
-        let wrapped = Data(try reader.take(Int(try reader.u8())))
-        let sealed = Data(try reader.take(reader.remaining))
+        // Slices of the blob, not copies.
+        let start = blob.startIndex
+        guard blob.count >= 2, blob[start] == 1 else {
+            throw StoreError(.decode, blob.count < 2 ? "the data is truncated" : "unknown secret blob version")
+        }
+        let wrappedEnd = start + 2 + Int(blob[start + 1])
+        guard wrappedEnd <= blob.endIndex else { throw StoreError(.decode, "the data is truncated") }
+        let wrapped = blob[(start + 2)..<wrappedEnd]
+        let sealed = blob[wrappedEnd...]
         let itemKey = try KeychainCrypto.unwrap(wrapped, under: keys.secretWrapping)
         var plain = Array(try KeychainCrypto.open(sealed, key: itemKey, context: context("secret", tag: tag)))
         defer { zeroize(&plain) }
