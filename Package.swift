@@ -130,7 +130,8 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyhavenCLITests",
-            dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeychainTestSupport", "keyhaven", "keyhavend"],
+            dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenCLI", "KeychainTestSupport", "keyhaven", "keyhavend",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -37,7 +37,7 @@ enum ItemWork {
     }
 
     static func find(_ itemClass: ItemClass, _ attributes: [String: AttributeValue], keychains: [String],
-                     show: ShowOptions) throws(StoreError) {
+                     show: ShowMode) throws(StoreError) {
         let session = try Session.open()
         let (path, item) = try findFirst(itemClass, attributes, keychains: keychains, withSecret: show.needsSecret, session: session)
         ItemPrinter.print(item, keychain: path, show: show)
@@ -101,7 +101,7 @@ struct FindPassword<Options: PasswordItemOptions>: ParsableCommand {
 
     func run() throws {
         try perform("SecKeychainSearchCopyNext") { () throws(StoreError) in
-            try ItemWork.find(Options.itemClass, item.attributes, keychains: keychains, show: show)
+            try ItemWork.find(Options.itemClass, item.attributes, keychains: keychains, show: show.mode)
         }
     }
 }

@@ -78,5 +78,14 @@ struct ShowOptions: ParsableArguments {
     @Flag(name: .customShort("w"), help: "Show only the password.") var passwordOnly = false
     @Flag(name: .long, help: "Print JSON, for scripts.") var json = false
 
+    var mode: ShowMode { ShowMode(showPassword: showPassword, passwordOnly: passwordOnly, json: json) }
+}
+
+/// How a found item is shown, as plain values (``ShowOptions`` once parsed, or ``QuickFind``).
+struct ShowMode: Equatable, Sendable {
+    var showPassword = false
+    var passwordOnly = false
+    var json = false
+
     var needsSecret: Bool { showPassword || passwordOnly }
 }

@@ -3,7 +3,7 @@ import KeychainModel
 
 /// security(1)'s item output, and JSON for scripts. Secrets appear only where asked for.
 enum ItemPrinter {
-    static func print(_ item: StoredItem, keychain: String, show: ShowOptions) {
+    static func print(_ item: StoredItem, keychain: String, show: ShowMode) {
         if show.json {
             printJSON([(keychain, item)], withSecrets: show.needsSecret)
             return

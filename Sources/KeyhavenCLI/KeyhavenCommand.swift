@@ -44,6 +44,7 @@ package struct KeyhavenCommand: ParsableCommand {
             }
             index += 1
         }
+        QuickFind(arguments)?.run()
         runSubcommandDirectly(arguments)
         Self.main(arguments)
     }
