@@ -19,12 +19,28 @@ let package = Package(
     targets: [
         // The floor's SQLite: the system library, as the keychain uses it.
         .systemLibrary(name: "CSQLiteFloor", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The fixtures (keychains of a given size), the floor, and the measured look-up, shared
+        // by the benchmarks and bench-instructions.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [
+                "CSQLiteFloor",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "KeychainServices", package: root),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Instructions per look-up, counted under callgrind (scripts/bench-instructions.sh).
+        .executableTarget(
+            name: "bench-instructions",
+            dependencies: ["BenchmarkSupport"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .executableTarget(
             name: "SecItem",
             dependencies: [
-                "CSQLiteFloor",
+                "BenchmarkSupport",
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "KeychainServices", package: root),
                 .product(name: "Keyhaven", package: root),
             ],

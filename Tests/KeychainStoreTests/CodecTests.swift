@@ -103,6 +103,17 @@ import Testing
         #expect(!AttributeValue.string("caf\u{E9}").matches(.string("cafe\u{301}"), as: .string))
     }
 
+    @Test("Random bytes: every length, every position random (drawn eight at a time)")
+    func randomBytes() {
+        for count in 0...40 { #expect(KeychainCrypto.randomBytes(count).count == count) }
+        // Over 64 draws of 19 bytes, each position (the last, partial word's too) takes many values.
+        let draws = (0..<64).map { _ in Array(KeychainCrypto.randomBytes(19)) }
+        for position in 0..<19 {
+            #expect(Set(draws.map { $0[position] }).count > 32, "position \(position) barely varies")
+        }
+        #expect(Set(draws).count == 64)
+    }
+
     @Test("Stored text must be valid UTF-8: every malformed sequence is refused, valid text (U+FFFD too) kept")
     func storedTextIsValidated() {
         let valid: [[UInt8]] = [[], Array("plain".utf8), Array("caf\u{E9} \u{1F511}".utf8), [0xEF, 0xBF, 0xBD], [0xF4, 0x8F, 0xBF, 0xBF]]

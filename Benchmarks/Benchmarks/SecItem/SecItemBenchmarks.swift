@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import Foundation
 import Keyhaven
 import KeychainServices
@@ -80,9 +81,14 @@ let benchmarks: @Sendable () -> Void = {
     // was made), then the class keys' unwrapping.
     nonisolated(unsafe) var locked: SecKeychain?
     Benchmark("unlock", configuration: .init(maxDuration: .seconds(5), maxIterations: 20, setup: {
-        try Fixture.use(items: 1_000)
-        let path = Fixture.folder + "/unlock.keychain-db"
-        try? FileManager.default.removeItem(atPath: path)
+        // A home of its own: creating a keychain adds it to the home's search list, which must
+        // not change the fixtures' (their look-ups would search two keychains).
+        let home = Fixture.folder + "/unlock"
+        try? FileManager.default.removeItem(atPath: home)
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        setenv("KEYHAVEN_AGENT", "off", 1)
+        setenv("KEYHAVEN_HOME", home, 1)
+        let path = home + "/unlock.keychain-db"
         let password = Array("bench password".utf8)
         guard SecKeychainCreate(path, UInt32(password.count), password, false, nil, &locked) == errSecSuccess else {
             throw Fixture.FixtureError(status: errSecIO)
@@ -120,11 +126,7 @@ let benchmarks: @Sendable () -> Void = {
 func copyMatching(_ benchmark: Benchmark, size: Int) {
     var random = SystemRandomNumberGenerator()
     for _ in benchmark.scaledIterations {
-        var query = Fixture.query(Fixture.account(Int.random(in: 0..<size, using: &random)))
-        query[kSecReturnData as String] = true
-        var result: CFTypeRef?
-        precondition(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
-        blackHole(result)
+        blackHole(Lookup.copyMatching(Fixture.account(Int.random(in: 0..<size, using: &random))))
     }
 }
 

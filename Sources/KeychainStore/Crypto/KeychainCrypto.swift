@@ -12,10 +12,21 @@ package enum KeychainCrypto {
     /// A fresh random 256-bit key.
     package static func randomKey() -> SymmetricKey { SymmetricKey(size: .bits256) }
 
-    /// Random bytes from the system's secure generator.
+    /// Random bytes from the system's secure generator, eight at a time (each draw is a
+    /// `getrandom` call: a byte at a time made an add cost 32 system calls).
     package static func randomBytes(_ count: Int) -> Data {
         var generator = SystemRandomNumberGenerator()
-        return Data((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        var bytes = Data(count: count)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < count {
+                let word = generator.next().littleEndian
+                let taken = min(8, count - offset)
+                withUnsafeBytes(of: word) { buffer[offset..<(offset + taken)].copyBytes(from: $0.prefix(taken)) }
+                offset += taken
+            }
+        }
+        return bytes
     }
 
     /// Encrypts and authenticates `plaintext`; returns nonce || ciphertext || tag.
