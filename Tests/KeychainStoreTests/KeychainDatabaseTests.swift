@@ -101,6 +101,22 @@ struct KeychainDatabaseTests {
         }
     }
 
+    @Test("Queries of ever new shapes keep a bounded number of prepared statements, and still answer right")
+    func statementCacheIsBounded() throws {
+        let db = try database()
+        let names = ["acct", "svce", "labl", "desc", "icmt", "gena", "crtr", "alis", "type"]
+        var attributes: [String: AttributeValue] = [:]
+        for name in names { attributes[name] = name == "type" || name == "crtr" ? .number(7) : .string("v") }
+        _ = try db.add(NewItem(itemClass: .genericPassword, attributes: attributes, secret: nil), caller: caller)
+        for mask in 1..<(1 << names.count) {
+            var query = ItemQuery(itemClass: .genericPassword)
+            for (bit, name) in names.enumerated() where mask & (1 << bit) != 0 { query.criteria[name] = attributes[name] }
+            #expect(try db.find(query, caller: caller, withSecrets: false).count == 1, "criteria \(query.criteria.keys.sorted())")
+        }
+        let held = try db.withSession { (session: inout KeychainDatabase.Session) throws(StoreError) in session.connection.cachedStatements }
+        #expect(held <= 2 * SQLiteConnection.cacheLimit)
+    }
+
     @Test("find with a limit stops early; nil limit returns all in insertion order")
     func limits() throws {
         let db = try database()

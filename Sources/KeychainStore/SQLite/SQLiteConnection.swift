@@ -9,6 +9,10 @@ package final class SQLiteConnection {
     private var statementCache: [String: SQLiteStatement] = [:]
     /// Statements whose SQL is made from a query's shape, cached by that shape.
     private var shapedStatements: [StatementShape: SQLiteStatement] = [:]
+    /// Statements each cache keeps at most: queries with ever new sets of criteria (a client of
+    /// the agent can send any) must not grow memory without end. A full cache starts over;
+    /// a statement still in use lives on until its user lets go.
+    static let cacheLimit = 256
 
     /// Opens (never creates) the database at `path`, or creates it when `create` is true.
     package init(path: String, create: Bool, busyTimeoutMilliseconds: Int32 = 15_000) throws(StoreError) {
@@ -48,6 +52,7 @@ package final class SQLiteConnection {
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
         guard rc == SQLITE_OK, let stmt else { throw lastError(rc) }
         let statement = SQLiteStatement(stmt, connection: self)
+        if statementCache.count >= Self.cacheLimit { statementCache.removeAll() }
         statementCache[sql] = statement
         return statement
     }
@@ -60,6 +65,7 @@ package final class SQLiteConnection {
             return cached
         }
         let statement = try prepare(sql())
+        if shapedStatements.count >= Self.cacheLimit { shapedStatements.removeAll() }
         shapedStatements[shape] = statement
         return statement
     }
@@ -81,6 +87,9 @@ package final class SQLiteConnection {
     }
 
     package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Prepared statements held in the caches.
+    var cachedStatements: Int { statementCache.count + shapedStatements.count }
 
     /// The error for a failed call, with SQLite's message (which never includes bound values).
     func lastError(_ rc: Int32) -> StoreError {
