@@ -49,7 +49,7 @@ if ! $quick; then
             size="${name##* }"
             case "$name" in
                 copy-matching*|"agent copy-matching"*) floor="$(p50 "floor read $size")" ;;
-                add*|update*|delete*|"agent update"*) floor="$(p50 "floor write $size")" ;;
+                add*|update*|delete*|"agent add"*|"agent update"*|"agent delete"*) floor="$(p50 "floor write $size")" ;;
                 *) floor="" ;;
             esac
             ratio=""

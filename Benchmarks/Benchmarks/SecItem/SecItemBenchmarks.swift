@@ -11,13 +11,8 @@ let benchmarks: @Sendable () -> Void = {
                                            timeUnits: .microseconds, warmupIterations: 500, maxDuration: .seconds(3),
                                            maxIterations: 20_000)
 
+    // The floor, in process only: a plain SQLite table and one AES-GCM operation.
     for size in Fixture.sizes {
-        let setup: Benchmark.BenchmarkSetupHook = { try Fixture.use(items: size) }
-
-        Benchmark("copy-matching \(size)", configuration: .init(setup: setup)) { benchmark in
-            copyMatching(benchmark, size: size)
-        }
-
         let floorPath = Fixture.folder + "/floor-\(size).sqlite"
         nonisolated(unsafe) var floor: Floor?
         Benchmark("floor read \(size)", configuration: .init(setup: { floor = try Floor(path: floorPath, items: size) },
@@ -27,60 +22,95 @@ let benchmarks: @Sendable () -> Void = {
                 blackHole(try? floor!.get(Fixture.account(Int.random(in: 0..<size, using: &random))))
             }
         }
-
         Benchmark("floor write \(size)", configuration: .init(setup: { floor = try Floor(path: floorPath, items: size) },
                                                               teardown: { floor = nil })) { benchmark in
             for index in benchmark.scaledIterations {
                 try? floor!.put("new-\(index)", Fixture.secret)
             }
         }
+    }
 
-        // Items added by a benchmark go to another service and are removed afterwards, so that
-        // every benchmark sees the fixture's size.
-        let cleanup: Benchmark.BenchmarkTeardownHook = { Fixture.removeAdded() }
-
-        Benchmark("add \(size)", configuration: .init(setup: setup, teardown: cleanup)) { benchmark in
-            let run = UUID().uuidString  // the closure runs again after the warm-up
-            for index in benchmark.scaledIterations {
-                precondition(Fixture.addExtra("added-\(run)-\(index)") == errSecSuccess)
-            }
+    // Every operation in process, and as a library client of a running keyhavend (rows named
+    // "agent ...") when $KEYHAVEN_BENCH_AGENT names one.
+    for backend in Backend.measured {
+        for size in Fixture.sizes {
+            registerItemOperations(backend, size: size)
         }
+        registerOtherOperations(backend)
+    }
+}
 
-        Benchmark("update \(size)", configuration: .init(setup: setup)) { benchmark in
-            update(benchmark, size: size)
-        }
+/// Where the measured calls go.
+enum Backend {
+    case inProcess, agent
 
-        // Each iteration deletes one item that the iterations' setup added (not measured).
-        Benchmark("delete \(size)", configuration: .init(setup: setup, teardown: cleanup)) { benchmark in
-            let run = UUID().uuidString
-            for index in benchmark.scaledIterations {
-                benchmark.stopMeasurement()
-                precondition(Fixture.addExtra("deleted-\(run)-\(index)") == errSecSuccess)
-                benchmark.startMeasurement()
-                precondition(SecItemDelete(Fixture.extraQuery("deleted-\(run)-\(index)") as CFDictionary) == errSecSuccess)
-            }
+    static var measured: [Backend] { AgentFixture.executable == nil ? [.inProcess] : [.inProcess, .agent] }
+
+    var prefix: String { self == .agent ? "agent " : "" }
+
+    /// `prepare` (which points the process at a home), then for the agent, a keyhavend for it.
+    func setup(_ prepare: @escaping @Sendable () throws -> Void) -> Benchmark.BenchmarkSetupHook {
+        let backend = self
+        return {
+            try prepare()
+            if backend == .agent { try AgentFixture.shared.start() }
         }
     }
 
-    // Through the agent: the same look-up and update as a library client of a running keyhavend.
-    for size in Fixture.sizes where AgentFixture.executable != nil {
-        let setup: Benchmark.BenchmarkSetupHook = {
-            try Fixture.use(items: size)
-            try AgentFixture.shared.start()
-        }
-        let teardown: Benchmark.BenchmarkTeardownHook = { AgentFixture.shared.stop() }
-        Benchmark("agent copy-matching \(size)", configuration: .init(setup: setup, teardown: teardown)) { benchmark in
-            copyMatching(benchmark, size: size)
-        }
-        Benchmark("agent update \(size)", configuration: .init(setup: setup, teardown: teardown)) { benchmark in
-            update(benchmark, size: size)
+    /// `cleanUp` (still through the agent), then the agent stopped.
+    func teardown(_ cleanUp: @escaping @Sendable () -> Void = {}) -> Benchmark.BenchmarkTeardownHook {
+        let backend = self
+        return {
+            cleanUp()
+            if backend == .agent { AgentFixture.shared.stop() }
         }
     }
+}
+
+/// Look-up, add, update and delete on the fixture with `size` items.
+func registerItemOperations(_ backend: Backend, size: Int) {
+    let setup = backend.setup { try Fixture.use(items: size) }
+    let prefix = backend.prefix
+
+    Benchmark("\(prefix)copy-matching \(size)", configuration: .init(setup: setup, teardown: backend.teardown())) { benchmark in
+        copyMatching(benchmark, size: size)
+    }
+
+    // Items added by a benchmark go to another service and are removed afterwards, so that
+    // every benchmark sees the fixture's size.
+    let cleanup = backend.teardown { Fixture.removeAdded() }
+
+    Benchmark("\(prefix)add \(size)", configuration: .init(setup: setup, teardown: cleanup)) { benchmark in
+        let run = UUID().uuidString  // the closure runs again after the warm-up
+        for index in benchmark.scaledIterations {
+            precondition(Fixture.addExtra("added-\(run)-\(index)") == errSecSuccess)
+        }
+    }
+
+    Benchmark("\(prefix)update \(size)", configuration: .init(setup: setup, teardown: backend.teardown())) { benchmark in
+        update(benchmark, size: size)
+    }
+
+    // Each iteration deletes one item that the iterations' setup added (not measured).
+    Benchmark("\(prefix)delete \(size)", configuration: .init(setup: setup, teardown: cleanup)) { benchmark in
+        let run = UUID().uuidString
+        for index in benchmark.scaledIterations {
+            benchmark.stopMeasurement()
+            precondition(Fixture.addExtra("deleted-\(run)-\(index)") == errSecSuccess)
+            benchmark.startMeasurement()
+            precondition(SecItemDelete(Fixture.extraQuery("deleted-\(run)-\(index)") as CFDictionary) == errSecSuccess)
+        }
+    }
+}
+
+/// Unlock, kSecMatchLimitAll, and the Keyhaven API.
+func registerOtherOperations(_ backend: Backend) {
+    let prefix = backend.prefix
 
     // Unlock: the password's KDF (scrypt, calibrated to about a quarter second where the keychain
     // was made), then the class keys' unwrapping.
     nonisolated(unsafe) var locked: SecKeychain?
-    Benchmark("unlock", configuration: .init(maxDuration: .seconds(5), maxIterations: 20, setup: {
+    let unlockSetup = backend.setup {
         // A home of its own: creating a keychain adds it to the home's search list, which must
         // not change the fixtures' (their look-ups would search two keychains).
         let home = Fixture.folder + "/unlock"
@@ -88,12 +118,13 @@ let benchmarks: @Sendable () -> Void = {
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         setenv("KEYHAVEN_AGENT", "off", 1)
         setenv("KEYHAVEN_HOME", home, 1)
-        let path = home + "/unlock.keychain-db"
         let password = Array("bench password".utf8)
-        guard SecKeychainCreate(path, UInt32(password.count), password, false, nil, &locked) == errSecSuccess else {
+        guard SecKeychainCreate(home + "/unlock.keychain-db", UInt32(password.count), password, false, nil, &locked) == errSecSuccess else {
             throw Fixture.FixtureError(status: errSecIO)
         }
-    })) { benchmark in
+    }
+    Benchmark("\(prefix)unlock", configuration: .init(maxDuration: .seconds(5), maxIterations: 20, setup: unlockSetup,
+                                                      teardown: backend.teardown())) { benchmark in
         let password = Array("bench password".utf8)
         for _ in benchmark.scaledIterations {
             precondition(SecKeychainLock(locked) == errSecSuccess)
@@ -101,7 +132,8 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("match-limit-all attributes 1000", configuration: .init(setup: { try Fixture.use(items: 1_000) })) { benchmark in
+    let setup = backend.setup { try Fixture.use(items: 1_000) }
+    Benchmark("\(prefix)match-limit-all attributes 1000", configuration: .init(setup: setup, teardown: backend.teardown())) { benchmark in
         let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: Fixture.service,
                                     kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true]
         for _ in benchmark.scaledIterations {
@@ -111,12 +143,12 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("keyhaven string(forKey:) 1000", configuration: .init(setup: { try Fixture.use(items: 1_000) })) { benchmark in
+    Benchmark("\(prefix)keyhaven string(forKey:) 1000", configuration: .init(setup: setup, teardown: backend.teardown())) { benchmark in
         let keychain = Keychain(service: Fixture.service)
         for _ in benchmark.scaledIterations { blackHole(try? keychain.string(forKey: Fixture.account(500))) }
     }
 
-    Benchmark("keyhaven set(_:forKey:) 1000", configuration: .init(setup: { try Fixture.use(items: 1_000) })) { benchmark in
+    Benchmark("\(prefix)keyhaven set(_:forKey:) 1000", configuration: .init(setup: setup, teardown: backend.teardown())) { benchmark in
         let keychain = Keychain(service: Fixture.service)
         for index in benchmark.scaledIterations { try? keychain.set("value \(index)", forKey: "keyhaven-set") }
     }
