@@ -117,6 +117,40 @@ struct KeychainDatabaseTests {
         #expect(held <= 2 * SQLiteConnection.cacheLimit)
     }
 
+    @Test("An update writes only the search columns whose values change, and the item stays findable by each")
+    func updateWritesChangedColumns() throws {
+        let db = try database()
+        _ = try db.add(NewItem(itemClass: .genericPassword, attributes: ["acct": .string("a"), "svce": .string("s"), "labl": .string("l")],
+                               secret: Data("one".utf8)), caller: caller)
+        func columns() throws -> [String: SQLiteValue] {
+            let statement = try SQLiteConnection(path: TestHome.current!.keychainPath, create: false).prepare("SELECT * FROM genp")
+            return Dictionary(uniqueKeysWithValues: zip(statement.columnNames, try statement.rows()[0]))
+        }
+        func find(_ criteria: [String: AttributeValue]) throws -> Data? {
+            var query = ItemQuery(itemClass: .genericPassword)
+            query.criteria = criteria
+            return try db.find(query, caller: caller, withSecrets: true).first?.secret
+        }
+        let before = try columns()
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.criteria = ["acct": .string("a")]
+        var changes = ItemChanges()
+        changes.secret = Data("two".utf8)
+        #expect(try db.update(query, with: changes, caller: caller) == 1)
+        let after = try columns()
+        let changed = Set(before.keys.filter { before[$0] != after[$0] })
+        #expect(changed == ["metadata", "secret", "a_mdat", "a_sha1"])
+        #expect(try find(["acct": .string("a"), "svce": .string("s"), "labl": .string("l")]) == Data("two".utf8))
+
+        changes = ItemChanges()
+        changes.attributes = ["acct": .string("b")]
+        #expect(try db.update(query, with: changes, caller: caller) == 1)
+        let renamed = try columns()
+        #expect(Set(after.keys.filter { after[$0] != renamed[$0] }) == ["metadata", "secret", "a_mdat", "a_sha1", "a_acct"])
+        #expect(try find(["acct": .string("b"), "svce": .string("s")]) == Data("two".utf8))
+        #expect(throws: StoreError.self) { try find(["acct": .string("a")]) }
+    }
+
     @Test("find with a limit stops early; nil limit returns all in insertion order")
     func limits() throws {
         let db = try database()

@@ -47,10 +47,24 @@ extension KeychainDatabase.Session {
                                     hasSecret: secret != nil, accessControlFlags: accessControlFlags)
         let values = try sealRow(item.itemClass, persistentID: persistentID, keyClass: keyClass, metadata: metadata,
                                  secret: secret, tombstone: tombstone)
-        let assignments = Self.rowColumns(item.itemClass).map { "\($0) = ?" }.joined(separator: ", ")
-        let sql = "UPDATE \(item.itemClass.rawValue) SET \(assignments) WHERE rowid = ?"
+        // The blobs always; a search column only if its value changes. SQLite rewrites the
+        // entries of every index whose column is assigned, even to the same value: a new
+        // password would otherwise touch a dozen index pages (scattered in a large keychain)
+        // where it changes two (the modification date and the digest).
+        let columns = Self.rowColumns(item.itemClass)
+        let previous = try columnValues(item.itemClass, item.attributes)
+        let blobCount = columns.count - previous.count
+        var assigned: [String] = [], assignedValues: [SQLiteValue] = []
+        for (index, column) in columns.enumerated() where index < blobCount || values[index] != previous[index - blobCount] {
+            assigned.append(column)
+            assignedValues.append(values[index])
+        }
+        let shape = StatementShape(table: item.itemClass.rawValue, names: ["UPDATE"] + assigned, numbers: [])
+        let statement = try connection.prepare(shape: shape) {
+            "UPDATE \(item.itemClass.rawValue) SET \(assigned.map { "\($0) = ?" }.joined(separator: ", ")) WHERE rowid = ?"
+        }
         try writeResolvingConflicts(item.itemClass, attributes: attributes, excluding: item.rowID) { () throws(StoreError) in
-            try connection.prepare(sql).run(values + [.integer(item.rowID)])
+            try statement.run(assignedValues + [.integer(item.rowID)])
         }
     }
 
