@@ -51,11 +51,21 @@ extension KeychainDatabase.Session {
         // entries of every index whose column is assigned, even to the same value: a new
         // password would otherwise touch a dozen index pages (scattered in a large keychain)
         // where it changes two (the modification date and the digest).
+        // A column's keyed hash changes exactly when its value's match key does: compare the
+        // values, no hashing of the old ones.
         let columns = Self.rowColumns(item.itemClass)
-        let previous = try columnValues(item.itemClass, item.attributes)
-        let blobCount = columns.count - previous.count
+        let searchAttributes = item.itemClass.schema.attributes
+        let blobCount = columns.count - searchAttributes.count
         var assigned: [String] = [], assignedValues: [SQLiteValue] = []
-        for (index, column) in columns.enumerated() where index < blobCount || values[index] != previous[index - blobCount] {
+        for (index, column) in columns.enumerated() {
+            if index >= blobCount {
+                let attribute = searchAttributes[index - blobCount]
+                switch (Self.effectiveValue(attribute, in: item.attributes), Self.effectiveValue(attribute, in: attributes)) {
+                case (nil, nil): continue
+                case (let old?, let new?) where old.matches(new, as: attribute.kind): continue
+                default: break
+                }
+            }
             assigned.append(column)
             assignedValues.append(values[index])
         }
