@@ -140,6 +140,12 @@ struct KeychainDatabaseTests {
         let after = try columns()
         let changed = Set(before.keys.filter { before[$0] != after[$0] })
         #expect(changed == ["metadata", "secret", "a_mdat", "a_sha1"])
+        // And only those (with the blobs' companions) were assigned: an assigned column makes
+        // SQLite rewrite its index entries even when the value stays.
+        let updates = try db.withSession { (session: inout KeychainDatabase.Session) throws(StoreError) in
+            session.connection.cachedSQL.filter { $0.hasPrefix("UPDATE genp") }
+        }
+        #expect(updates == ["UPDATE genp SET keyclass = ?, tomb = ?, metadata = ?, secret = ?, a_mdat = ?, a_sha1 = ? WHERE rowid = ?"])
         #expect(try find(["acct": .string("a"), "svce": .string("s"), "labl": .string("l")]) == Data("two".utf8))
 
         changes = ItemChanges()

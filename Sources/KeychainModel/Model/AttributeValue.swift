@@ -30,21 +30,6 @@ package enum AttributeValue: Sendable, Hashable {
     /// are equal, as Apple's SHA-1 columns make them). Numbers compare by value, and a number
     /// attribute holding a non-numeric string (Apple keeps `kSecAttrProtocol` "http" as a string)
     /// compares by its text.
-    /// Whether the two values are equal for matching: `matchKey(for:)` of both compared, without
-    /// building the keys for the common pairs (a look-up re-checks every criterion on every row).
-    package func matches(_ other: AttributeValue, as kind: AttributeKind) -> Bool {
-        switch (kind, self, other) {
-        case (.blob, .string(let a), .string(let b)), (.data, .string(let a), .string(let b)), (.string, .string(let a), .string(let b)):
-            return a.utf8.elementsEqual(b.utf8)
-        case (.blob, .data(let a), .data(let b)), (.data, .data(let a), .data(let b)), (.string, .data(let a), .data(let b)):
-            return a == b
-        case (.number, .number(let a), .number(let b)):
-            return a == b
-        default:
-            return matchKey(for: kind) == other.matchKey(for: kind)
-        }
-    }
-
     package func matchKey(for kind: AttributeKind) -> [UInt8] {
         switch kind {
         case .blob, .data, .string:
@@ -57,6 +42,21 @@ package enum AttributeValue: Sendable, Hashable {
             }
         case .date:
             return [0x64] + comparableBytes
+        }
+    }
+
+    /// Whether the two values are equal for matching: `matchKey(for:)` of both compared, without
+    /// building the keys for the common pairs (a look-up re-checks every criterion on every row).
+    package func matches(_ other: AttributeValue, as kind: AttributeKind) -> Bool {
+        switch (kind, self, other) {
+        case (.blob, .string(let a), .string(let b)), (.data, .string(let a), .string(let b)), (.string, .string(let a), .string(let b)):
+            return a.utf8.elementsEqual(b.utf8)
+        case (.blob, .data(let a), .data(let b)), (.data, .data(let a), .data(let b)), (.string, .data(let a), .data(let b)):
+            return a == b
+        case (.number, .number(let a), .number(let b)):
+            return a == b
+        default:
+            return matchKey(for: kind) == other.matchKey(for: kind)
         }
     }
 }

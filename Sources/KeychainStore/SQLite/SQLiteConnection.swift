@@ -90,6 +90,8 @@ package final class SQLiteConnection {
 
     /// Prepared statements held in the caches.
     var cachedStatements: Int { statementCache.count + shapedStatements.count }
+    /// The SQL texts of the cached statements.
+    var cachedSQL: Set<String> { Set(statementCache.keys) }
 
     /// The error for a failed call, with SQLite's message (which never includes bound values).
     func lastError(_ rc: Int32) -> StoreError {
