@@ -61,6 +61,11 @@ package final class AgentConnectionPool: Sendable {
         }
     }
 
+    /// The idle connections kept for `socket` and `home`.
+    package func idleCount(socket: AgentSocket, home: String?) -> Int {
+        idle.withLock { idle in idle.process == getpid() ? idle.connections[Key(socket: socket.path, home: home)]?.count ?? 0 : 0 }
+    }
+
     /// Drops every idle connection (they close).
     package func removeAll() {
         let all = idle.withLock { idle in
