@@ -142,23 +142,12 @@ struct FaultTests {
 
     // The items (keyhaven-test-helper's VersionedItems): data and label both hold a version.
 
-    /// Every item's version by account (the "later" item left out); nil if a read fails.
+    /// Every item's version by account (the "later" item left out); nil if a read fails or an
+    /// item is torn.
     func readAll() -> [String: String]? {
-        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: VersionedItems.service,
-                                    kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true]
-        var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        if status == errSecItemNotFound { return [:] }
-        guard status == errSecSuccess, let items = result as? [[String: Any]] else { return nil }
-        var versions: [String: String] = [:]
-        for item in items {
-            guard let account = item[kSecAttrAccount as String] as? String else { return nil }
-            if account == "later" { continue }
-            let (status, version) = VersionedItems.read(account)
-            guard status == errSecSuccess, let version else { return nil }
-            versions[account] = version
-        }
-        return versions
+        let (versions, problem) = VersionedKeychain.readAll()
+        guard problem == nil else { return nil }
+        return versions.filter { $0.key != "later" }
     }
 
     /// The content a process finds in a copy of the home's files as they are now, without
