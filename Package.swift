@@ -32,6 +32,8 @@ let package = Package(
             name: "CSQLiteFaults",
             dependencies: ["CSQLite"]
         ),
+        // Process hardening for the agent: not dumpable, no core file, freed memory overwritten.
+        .target(name: "CHardening"),
         // The engine's plain types: errors, the item model, the keychain home, the wire format.
         // No crypto, no SQLite: the command and the agent client link only this.
         .target(
@@ -79,7 +81,7 @@ let package = Package(
         .target(
             name: "KeyhavenAgent",
             dependencies: [
-                "KeychainStore", "KeyhavenAgentClient",
+                "KeychainStore", "KeyhavenAgentClient", "CHardening",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -112,7 +114,7 @@ let package = Package(
         // Driven by the multi-process tests: performs keychain operations in a separate process.
         .executableTarget(
             name: "keyhaven-test-helper",
-            dependencies: ["KeychainServices", "KeychainServicesExtras"],
+            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainModel", "KeyhavenAgentClient"],
             swiftSettings: strictSwift
         ),
         // libFuzzer targets (scripts/fuzz.sh); a normal build replays saved inputs.
@@ -131,7 +133,7 @@ let package = Package(
         .testTarget(
             name: "KeyhavenCLITests",
             dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenCLI", "KeychainTestSupport", "keyhaven", "keyhavend",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                           "keyhaven-test-helper", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -9,10 +9,13 @@ import KeyhavenAgentClient
 import NIOCore
 import NIOPosix
 
-/// One client connection: checks the peer is this user, then answers frames in order.
+/// One client connection: checks the peer is this user, then answers frames one at a time, in order.
 ///
 /// Requests run on a thread pool (SQLite and scrypt block), so a slow request or a slow client
-/// never holds the event loop, and other clients go on. A malformed frame ends this connection.
+/// never holds the event loop, and other clients go on. While a request is being answered the
+/// connection is not read (backpressure): a client that sends without reading the answers fills
+/// its own socket, never the agent's memory. A malformed frame ends this connection; a client
+/// beyond ``AgentFraming/maximumConnections`` is closed at once.
 final class AgentHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -20,16 +23,31 @@ final class AgentHandler: ChannelInboundHandler {
     private let service: AgentService
     private let pool: NIOThreadPool
     private let onShutdown: @Sendable () -> Void
+    private let connections: ConnectionCount
+    private var counted = false
     private var verified = false
+    private var busy = false
     private var pending: [ByteBuffer] = []
 
-    init(service: AgentService, pool: NIOThreadPool, onShutdown: @escaping @Sendable () -> Void) {
+    init(service: AgentService, pool: NIOThreadPool, connections: ConnectionCount, onShutdown: @escaping @Sendable () -> Void) {
         self.service = service
         self.pool = pool
+        self.connections = connections
         self.onShutdown = onShutdown
     }
 
+    func channelInactive(context: ChannelHandlerContext) {
+        if counted { connections.leave() }
+        counted = false
+        context.fireChannelInactive()
+    }
+
     func channelActive(context: ChannelHandlerContext) {
+        guard connections.enter() else {
+            context.close(promise: nil)
+            return
+        }
+        counted = true
         // Only processes of the agent's own user may talk to it (the folder is 0700 too).
         guard let provider = context.channel as? any SocketOptionProvider else {
             context.close(promise: nil)
@@ -45,15 +63,35 @@ final class AgentHandler: ChannelInboundHandler {
                 return
             }
             handler.verified = true
-            for frame in handler.pending { handler.process(frame, context: context) }
-            handler.pending = []
+            handler.next(context: context)
         }
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
-        if verified { process(frame, context: context) } else { pending.append(frame) }
+        pending.append(unwrapInboundIn(data))
+        next(context: context)
+    }
+
+    /// Answers the next waiting frame unless one is being answered; reads more only when none waits.
+    private func next(context: ChannelHandlerContext) {
+        guard verified, !busy else {
+            try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+            return
+        }
+        guard !pending.isEmpty else {
+            try? context.channel.syncOptions?.setOption(.autoRead, value: true)
+            return
+        }
+        busy = true
+        try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+        process(pending.removeFirst(), context: context)
+    }
+
+    /// The current request is answered (or the connection is closing).
+    private func finished(context: ChannelHandlerContext) {
+        busy = false
+        if context.channel.isActive { next(context: context) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -70,6 +108,7 @@ final class AgentHandler: ChannelInboundHandler {
         } catch {
             // A client of another protocol version is told so (it can read the version byte);
             // anything else malformed just ends the connection.
+            busy = false
             guard error.code == .wrongVersion else {
                 context.close(promise: nil)
                 return
@@ -84,18 +123,21 @@ final class AgentHandler: ChannelInboundHandler {
             return
         }
         let service = self.service
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let shutdown = onShutdown
         pool.runIfActive(eventLoop: context.eventLoop) { () -> [UInt8] in
             AgentFraming.encode(service.respond(to: request, forHome: home))
         }.whenComplete { result in
-            let context = loopBound.value
+            let (handler, context) = loopBound.value
             guard case .success(var bytes) = result, !bytes.isEmpty else {
                 context.close(promise: nil)
                 return
             }
-            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.whenComplete { _ in loopBound.value.0.finished(context: loopBound.value.1) }
+            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: bytes)), promise: written)
             zeroize(&bytes)
+            _ = handler
             if case .shutdown = request { shutdown() }
         }
     }

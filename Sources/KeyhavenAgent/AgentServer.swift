@@ -25,8 +25,8 @@ package final class AgentServer: Sendable {
     package init(socket: AgentSocket, service: AgentService) throws {
         self.socket = socket
         self.service = service
-        try FileSecurity.ensurePrivateDirectory(socket.folder)
-        lockFD = open(socket.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try socket.preparePrivateFolder()
+        lockFD = open(socket.lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard lockFD >= 0 else { throw StoreError(.notAvailable, "cannot open \(socket.lockPath)") }
         guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
             close(lockFD)
@@ -40,6 +40,7 @@ package final class AgentServer: Sendable {
         pool = NIOThreadPool(numberOfThreads: 4)
         pool.start()
         let (pool, service, group) = (self.pool, service, self.group)
+        let connections = ConnectionCount(limit: AgentFraming.maximumConnections)
         let shutdown: @Sendable () -> Void = { stop.request() }
         let previousMask = umask(0o177)  // the socket file is created 0600
         defer { umask(previousMask) }
@@ -54,7 +55,7 @@ package final class AgentServer: Sendable {
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder()))
-                        try channel.pipeline.syncOperations.addHandler(AgentHandler(service: service, pool: pool, onShutdown: shutdown))
+                        try channel.pipeline.syncOperations.addHandler(AgentHandler(service: service, pool: pool, connections: connections, onShutdown: shutdown))
                     }
                 }
                 .bind(unixDomainSocketPath: staging)

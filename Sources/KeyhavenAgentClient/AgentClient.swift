@@ -15,9 +15,13 @@ package final class AgentClient {
     /// The keychain home every request names (the agent refuses requests for another home).
     private let home: String?
 
-    /// Connects; `.notAvailable` when no agent listens there.
+    /// Connects; `.notAvailable` when no agent listens there, or when what listens there is not
+    /// this user's: the socket's folder must be this user's own (``AgentSocket/verifyFolder()``)
+    /// and the process at the other end must run as this user (`SO_PEERCRED`), both checked
+    /// before a byte is sent.
     package init(socket: AgentSocket, home: String? = nil) throws(StoreError) {
         self.home = home
+        try socket.verifyFolder()
         fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw StoreError(.notAvailable, "cannot make a socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
@@ -39,14 +43,16 @@ package final class AgentClient {
             close(fd)
             throw StoreError(.notAvailable, "no agent at \(socket.path) (\(reason))")
         }
+        guard let peer = PeerCredentials(socket: fd), peer.uid == getuid() else {
+            let owner = PeerCredentials(socket: fd).map { "uid \($0.uid)" } ?? "an unknown user"
+            close(fd)
+            throw StoreError(.notAvailable, "refusing the agent socket \(socket.path): it is served by \(owner), not by this user")
+        }
     }
 
     /// The agent's process id, from the socket's peer credentials (the kernel's word, not the
-    /// agent's: it holds for an agent of any protocol version); nil unless it is this user's.
-    package var agentProcessID: Int32? {
-        guard let peer = PeerCredentials(socket: fd), peer.uid == getuid() else { return nil }
-        return peer.pid
-    }
+    /// agent's: it holds for an agent of any protocol version).
+    package var agentProcessID: Int32? { PeerCredentials(socket: fd)?.pid }
 
     /// Takes over a connection that ``detach()`` gave up.
     package init(adopting fd: Int32, home: String?) {

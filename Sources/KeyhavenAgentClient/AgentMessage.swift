@@ -156,8 +156,14 @@ extension AgentResponse: WireCodable {
 /// (one byte), the keychain home the sender means (optional text), and the body.
 package enum AgentFraming {
     package static let version: UInt8 = 2
-    /// The largest frame either side accepts; a larger length ends the connection.
+    /// The largest answer a client accepts (many items at once); a larger length ends the connection.
     package static let maximumFrame = 48 << 20
+    /// The largest request the agent accepts: one item's largest secret (16 MiB) and attributes.
+    /// A larger length ends that client's connection before its bytes are read.
+    package static let maximumRequest = 20 << 20
+    /// The most clients the agent serves at once; more are closed at once. With one request
+    /// read at a time per client, the agent never buffers more than this many requests.
+    package static let maximumConnections = 64
 
     /// A whole frame, length first. `home`, in requests: the keychain home the client means; an
     /// agent serving another one refuses the request, so the client needs no `hello` first.

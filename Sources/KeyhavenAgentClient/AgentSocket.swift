@@ -8,6 +8,12 @@ import KeychainModel
 
 /// Where the agent listens: `$KEYHAVEN_AGENT_SOCKET`, else `$XDG_RUNTIME_DIR/keyhaven/agent.sock`,
 /// else `/tmp/keyhaven-<uid>/agent.sock`. The folder is 0700, the socket 0600.
+///
+/// A socket in a shared folder such as `/tmp` could be put there by anyone, so neither side takes
+/// the path on trust (as ssh-agent and gpg-agent do not): the client connects only through a
+/// folder that is this user's own (``verifyFolder()``) and then checks the peer's uid with
+/// `SO_PEERCRED`; the agent makes its folder without following links and refuses one that is
+/// someone else's (``preparePrivateFolder()``).
 package struct AgentSocket: Sendable, Hashable {
     package let path: String
 
@@ -23,4 +29,46 @@ package struct AgentSocket: Sendable, Hashable {
     package var folder: String { parentFolder(of: path) }
     /// The file whose lock says an agent owns this socket.
     package var lockPath: String { path + ".lock" }
+
+    /// Checks, without following links, that the socket's folder is a folder of this user that no
+    /// other user can enter: `.notAvailable` otherwise, before a byte is sent. (A folder in
+    /// `/tmp` made by another user, with a listener in it, would otherwise receive the secrets
+    /// of every request.)
+    package func verifyFolder() throws(StoreError) {
+        var info = stat()
+        guard lstat(folder.isEmpty ? "." : folder, &info) == 0 else {
+            throw StoreError(.notAvailable, "no agent at \(path) (\(String(cString: strerror(errno))))")
+        }
+        if let problem = Self.problem(with: info) {
+            throw StoreError(.notAvailable, "refusing the agent socket \(path): its folder \(problem)")
+        }
+    }
+
+    /// Makes the socket's folder (and missing parents) 0700 for the agent, never following a
+    /// link; refuses an existing folder that is a link, not a folder, another user's, or open to
+    /// other users (a folder others could write to may hold what they put there).
+    package func preparePrivateFolder() throws(StoreError) {
+        let folder = self.folder.isEmpty ? "." : self.folder
+        var info = stat()
+        if lstat(folder, &info) != 0 {
+            guard errno == ENOENT else { throw FileSecurity.error(errno, "cannot read the folder \(folder)") }
+            let parent = AgentSocket(path: folder)
+            if !parent.folder.isEmpty, parent.folder != folder, access(parent.folder, F_OK) != 0 { try parent.preparePrivateFolder() }
+            if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw FileSecurity.error(errno, "cannot create the folder \(folder)") }
+            guard lstat(folder, &info) == 0 else { throw FileSecurity.error(errno, "cannot read the folder \(folder)") }
+        }
+        if let problem = Self.problem(with: info) {
+            throw StoreError(.notAvailable, "refusing to serve at \(path): the folder \(problem); remove it and start again")
+        }
+    }
+
+    /// What is wrong with a folder for the agent's socket, or nil.
+    private static func problem(with info: stat) -> String? {
+        let kind = info.st_mode & S_IFMT
+        if kind == S_IFLNK { return "is a symbolic link" }
+        if kind != S_IFDIR { return "is not a folder" }
+        if info.st_uid != getuid() { return "belongs to uid \(info.st_uid), not to this user (uid \(getuid()))" }
+        if info.st_mode & 0o077 != 0 { return "is open to other users (mode \(String(info.st_mode & 0o777, radix: 8)))" }
+        return nil
+    }
 }

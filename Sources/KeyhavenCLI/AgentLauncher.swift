@@ -19,6 +19,10 @@ enum AgentLauncher {
         // Every request names the home, so an agent of another home answers with an error that
         // says so; no separate check is needed.
         if let client = try? AgentClient(socket: socket, home: home.path) { return client }
+        // A socket folder that is not this user's own is refused, not worked around: an agent
+        // started now would refuse it too. (A missing folder is made by the agent.)
+        var info = stat()
+        if lstat(socket.folder, &info) == 0 { try socket.verifyFolder() }
         guard start else { throw StoreError(.notAvailable, "no agent is running at \(socket.path)") }
         try spawnAgent()
         let clock = ContinuousClock()

@@ -15,6 +15,9 @@
 //                                                unlock:PASSWORD, lock, read:ACCOUNT (data must
 //                                                equal the account name), add:ACCOUNT:ACCESSIBILITY
 //   keyhaven-test-helper stream RUN COUNT        the crash test's writer (StreamMode.swift)
+//   keyhaven-test-helper listen SOCKET           a fake agent: prints "received N" per connection
+//                                                (ListenMode.swift)
+//   keyhaven-test-helper probe SOCKET            connects as the library does: "ok" or the error
 //   keyhaven-test-helper model NAME THREADS OPERATIONS
 //                                                the concurrency test's worker (ModelMode.swift)
 import Foundation
@@ -22,6 +25,8 @@ import KeychainServices
 import KeychainServicesExtras
 
 let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "listen" { runListener(path: arguments[2]) }
+if arguments.count == 3, arguments[1] == "probe" { runProbe(path: arguments[2]) }
 if arguments.count > 1, arguments[1] == "groups" {
     print((SecAccessGroupsGetCurrent() as? [String] ?? []).joined(separator: ","))
     exit(0)

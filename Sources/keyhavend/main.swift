@@ -25,6 +25,9 @@ if arguments.contains("--help") || arguments.contains("-h") {
     exit(0)
 }
 do {
+    // Before any key or password is in this process.
+    ProcessHardening.restartWithoutThreadCache()
+    try ProcessHardening.apply()
     let server = try AgentServer(socket: AgentSocket.current(), service: AgentService(home: try KeychainHome.current()))
     say("keyhavend: listening on \(server.socket.path)")
     server.run()

@@ -30,6 +30,13 @@ package enum FileSecurity {
         }
     }
 
+    /// Creates `path` and its missing parents with mode 0700; changes no folder that exists.
+    package static func createMissingPrivateDirectories(_ path: String) throws(StoreError) {
+        guard !path.isEmpty, access(path, F_OK) != 0 else { return }
+        try createMissingPrivateDirectories(parentFolder(of: path))
+        if mkdir(path, 0o700) != 0 && errno != EEXIST { throw error(errno, "cannot create the folder \(path)") }
+    }
+
     /// Parents of the keychain home are created with the usual 0755 (like `mkdir -p`).
     private static func ensureDirectory(_ path: String) throws(StoreError) {
         let parent = parentFolder(of: path)

@@ -18,6 +18,10 @@ package enum KeyClass: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// Whether a keychain password protects the class key (every class but the `Always` ones):
+    /// these keys are replaced when the password changes.
+    package var isPasswordProtected: Bool { self != .always && self != .alwaysThisDeviceOnly }
+
     /// Whether the class needs a keychain password to exist at all.
     package var requiresPassword: Bool { self == .whenPasscodeSetThisDeviceOnly }
 

@@ -24,7 +24,7 @@ extension KeychainDatabase.Session {
                                  secret: item.secret, tombstone: false)
         let columns = ["persistref"] + Self.rowColumns(itemClass)
         let sql = "INSERT INTO \(itemClass.rawValue)(\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
-        let rowID = try connection.transaction(immediate: true) { () throws(StoreError) -> Int64 in
+        let rowID = try writeTransaction { () throws(StoreError) -> Int64 in
             try writeResolvingConflicts(itemClass, attributes: attributes, excluding: nil) { () throws(StoreError) in
                 try connection.prepare(sql).run([.blob(persistentID)] + values)
             }

@@ -9,23 +9,29 @@ extension KeychainDatabase {
     /// Writes a backup of the keychain to `destination` (0600; `.duplicateKeychain` if a file is
     /// there): a keychain file that opens with the password alone, on any machine.
     ///
-    /// It holds the migratable items and the keybag's password rows only: no ThisDeviceOnly item
-    /// and no key wrapped by this machine's device key. Needs a password (a backup of a keychain
-    /// without one could never be opened elsewhere).
+    /// It holds the migratable items and their keys wrapped under the password key alone: no
+    /// ThisDeviceOnly item and no key wrapped by this machine's device key. Needs a password (a
+    /// backup of a keychain without one could never be opened elsewhere) and the keychain unlocked.
     package func backup(to destination: String) throws(StoreError) {
         guard FileSecurity.fileSize(destination) == nil else {
             throw StoreError(.duplicateKeychain, "a file already exists at \(destination)")
         }
         let temporary = destination + ".new-\(getpid())-\(UInt32.random(in: .min ... .max))"
         defer { for suffix in ["", "-journal", "-wal", "-shm"] { unlink(temporary + suffix) } }
-        try withSession { session throws(StoreError) in
+        let (keychainID, keys, passwordKey) = try withSession { session throws(StoreError) in
             guard session.kdf != nil else {
                 throw StoreError(.invalidParameter, "a keychain without a password cannot be backed up; set a password first")
+            }
+            // The backup's keys are wrapped under the password key, which is in memory only while
+            // the keychain is unlocked (the live file keeps no password-only copy of them).
+            guard let passwordKey = session.passwordKey, session.format >= KeychainSchema.formatVersion else {
+                throw StoreError(.interactionNotAllowed, "unlock the keychain to back it up")
             }
             let fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw FileSecurity.error(errno, "cannot create \(temporary)") }
             close(fd)
             try session.connection.prepare("VACUUM INTO ?").run([.text(temporary)])
+            return (session.keychainID, session.keys.all, passwordKey)
         }
         let copy = try SQLiteConnection(path: temporary, create: false)
         try copy.execute("PRAGMA secure_delete = ON; PRAGMA journal_mode = DELETE")
@@ -33,7 +39,7 @@ extension KeychainDatabase {
             for itemClass in ItemClass.allCases {
                 try copy.execute("DELETE FROM \(itemClass.rawValue) WHERE keyclass IN ('aku', 'cku', 'dku', 'akpu')")
             }
-            try copy.execute("DELETE FROM keybag WHERE protection <> 'password'")
+            try Keybag.writeBackup(keys, in: copy, keychainID: keychainID, passwordKey: passwordKey)
         }
         try copy.execute("VACUUM; PRAGMA journal_mode = WAL")
         if link(temporary, destination) != 0 {

@@ -19,7 +19,7 @@ extension KeychainDatabase.Session {
         var query = query
         query.limit = nil
         let groups = try readableGroups(query, caller: caller, forWriting: true)
-        return try connection.transaction(immediate: true) { () throws(StoreError) -> Int in
+        return try writeTransaction { () throws(StoreError) -> Int in
             let matches = try select(query, groups: groups, caller: caller, withSecrets: false)
             guard !matches.isEmpty else { throw StoreError(.itemNotFound, "no item matched") }
             let remove = try connection.prepare("DELETE FROM \(query.itemClass.rawValue) WHERE rowid = ?")

@@ -32,6 +32,10 @@ extension KeychainDatabase {
                 session.keys.insertClassKeys(locking)
             }
             session.unlocked = true
+            session.passwordKey = passwordKey
+            // A format-1 keychain migrates at its first unlock, when every key is in memory; one
+            // this process cannot write is used as it is.
+            if session.format < KeychainSchema.formatVersion, session.keys.damaged.isEmpty { try? session.migrate() }
         }
     }
 
@@ -42,8 +46,10 @@ extension KeychainDatabase {
     }
 
     /// Sets, changes or removes (`new` empty) the password. `old` must be the current one (empty
-    /// when there is none). Re-wraps the class keys; items are not re-encrypted. Removing the
-    /// password deletes the items that need one (`akpu`).
+    /// when there is none). Replaces the password-protected class keys and re-encrypts their items
+    /// (``Session/rekey(_:kdf:passwordKey:)``), all or nothing, so an old copy of the file and the
+    /// old password open nothing written since. Removing the password deletes the items that need
+    /// one (`akpu`).
     package func changePassword(old: [UInt8], new: [UInt8]) throws(StoreError) {
         let kdf = try currentKDF()
         let oldKey = try kdf.map { (kdf: PasswordKDF) throws(StoreError) in try kdf.deriveKey(from: old) }
@@ -53,25 +59,10 @@ extension KeychainDatabase {
         try withSession { session throws(StoreError) in
             guard session.kdf == kdf else { throw StoreError(.authFailed, "the password changed meanwhile; try again") }
             guard !session.foreign else { throw StoreError(.interactionNotAllowed, "unlock the keychain on this machine first") }
-            var keys = try session.allKeys(passwordKey: oldKey)
-            try session.connection.transaction(immediate: true) { () throws(StoreError) in
-                let header = try session.connection.prepare("INSERT OR REPLACE INTO keychain(name, value) VALUES ('kdf', ?)")
-                if let newKDF {
-                    if keys[KeyClass.whenPasscodeSetThisDeviceOnly.rawValue] == nil {
-                        keys[KeyClass.whenPasscodeSetThisDeviceOnly.rawValue] = KeychainCrypto.randomKey()
-                    }
-                    try header.run([.blob(newKDF.encoded)])
-                } else {
-                    keys[KeyClass.whenPasscodeSetThisDeviceOnly.rawValue] = nil
-                    try session.deleteItems(of: [.whenPasscodeSetThisDeviceOnly])
-                    try session.connection.execute("DELETE FROM keychain WHERE name = 'kdf'")
-                }
-                try Keybag.write(keys, in: session.connection, keychainID: session.keychainID,
-                                 deviceKey: session.deviceKey, passwordKey: newKey)
-            }
-            session.keys = UnlockedKeys(keys, hasPassword: newKDF != nil)
-            session.kdf = newKDF
-            session.unlocked = true
+            let keys = try session.allKeys(passwordKey: oldKey)
+            let current = session
+            let rekeyed = try session.writeTransaction { () throws(StoreError) in try current.rekey(keys, kdf: newKDF, passwordKey: newKey) }
+            session.adopt(rekeyed: rekeyed, kdf: newKDF, passwordKey: newKey)
         }
     }
 
@@ -83,8 +74,16 @@ extension KeychainDatabase {
     /// Stores new lock settings and applies them.
     package func setLockSettings(_ settings: LockSettings) throws(StoreError) {
         try withSession { session throws(StoreError) in
-            try session.connection.prepare("INSERT OR REPLACE INTO keychain(name, value) VALUES ('settings', ?)")
-                .run([.blob(Data(settings.encoded))])
+            if session.format < KeychainSchema.formatVersion {
+                try session.connection.prepare("INSERT OR REPLACE INTO keychain(name, value) VALUES ('settings', ?)")
+                    .run([.blob(Data(settings.encoded))])
+            } else {
+                guard let index = session.keys.index else { throw StoreError(.interactionNotAllowed, "unlock the keychain on this machine first") }
+                let (id, kdf, epoch) = (session.keychainID, session.kdf, session.epoch)
+                try session.writeTransaction { () throws(StoreError) in
+                    try KeychainFile.writeHeader(session.connection, id: id, kdf: kdf, settings: settings, epoch: epoch, index: index)
+                }
+            }
             session.settings = settings
         }
         scheduleAutoLock(settings)
@@ -92,16 +91,8 @@ extension KeychainDatabase {
 
     /// The password parameters as the file has them now (another process may have changed them).
     private func currentKDF() throws(StoreError) -> PasswordKDF? {
-        try withSession { session throws(StoreError) in
-            let kdf = try KeychainFile.readHeader(session.connection).kdf
-            if kdf != session.kdf {
-                // Another process set, changed or removed the password: start from the file's state.
-                session.kdf = kdf
-                session.keys.hasPassword = kdf != nil
-                if kdf == nil { session.unlocked = true }
-            }
-            return kdf
-        }
+        // Another process may have set, changed or removed the password: withSession follows it.
+        try withSession { $0.kdf }
     }
 }
 
@@ -123,10 +114,19 @@ extension KeychainDatabase.Session {
         return opened.keys
     }
 
-    /// Takes over a keychain made on another machine (see ``KeychainDatabase/unlock(password:)``).
+    /// Takes over a keychain made on another machine, a backup (see
+    /// ``KeychainDatabase/unlock(password:)``): its header is checked, then its keys are wrapped
+    /// for this machine only (the live layout keeps no password-only row).
     mutating func adopt(passwordKey: SymmetricKey) throws(StoreError) {
+        let travels = try connection.prepare("SELECT count(*) FROM keybag WHERE protection = 'password'").rows().first?.first?.integer ?? 0
+        guard travels > 0 else {
+            throw StoreError(.decode, "this keychain opens only on the machine that made it; to move it, make a backup there (SecKeychainBackup)")
+        }
         let opened = try Keybag.open(.password, in: connection, keychainID: keychainID, deviceKey: nil, passwordKey: passwordKey)
-        guard opened.damaged.isEmpty else { throw StoreError(.decode, "the keybag is damaged; the keychain cannot be adopted") }
+        guard opened.damaged.isEmpty, let index = opened.keys[Keybag.indexKeyName] else {
+            throw StoreError(.decode, "the keybag is damaged; the keychain cannot be adopted")
+        }
+        try HeaderSeal.verify(try KeychainFile.readHeader(connection), index: index)
         var keys = opened.keys
         let deviceOnly: [KeyClass] = [.whenUnlockedThisDeviceOnly, .afterFirstUnlockThisDeviceOnly, .alwaysThisDeviceOnly,
                                       .whenPasscodeSetThisDeviceOnly]
@@ -138,6 +138,7 @@ extension KeychainDatabase.Session {
         }
         self.keys = UnlockedKeys(adopted, hasPassword: true)
         foreign = false
+        dataVersion = try KeychainDatabase.dataVersion(connection)
     }
 
     /// Deletes every item of the given accessibility classes.

@@ -46,7 +46,8 @@ extension KeychainDatabase.Session {
     func sealRow(_ itemClass: ItemClass, persistentID: Data, keyClass: KeyClass, metadata: ItemMetadata,
                  secret: Data?, tombstone: Bool) throws(StoreError) -> [SQLiteValue] {
         let classKeys = try keys.keys(for: keyClass)
-        let cipher = RowCipher(table: itemClass.rawValue, persistentID: persistentID, keyClass: keyClass)
+        let cipher = RowCipher(table: itemClass.rawValue, persistentID: persistentID, keyClass: keyClass,
+                               tombstone: tombstone, format: format)
         let sealedMetadata = try cipher.sealMetadata(metadata, keys: classKeys)
         let sealedSecret: SQLiteValue = try secret.map { (s: Data) throws(StoreError) -> SQLiteValue in
             .blob(try cipher.sealSecret(s, tag: metadata.secretTag, keys: classKeys))
@@ -68,7 +69,8 @@ extension KeychainDatabase.Session {
         }
         guard let keyClass = KeyClass(rawValue: keyClassName) else { throw StoreError(.decode, "an item row has an unknown key class") }
         let classKeys = try keys.keys(for: keyClass)
-        let cipher = RowCipher(table: itemClass.rawValue, persistentID: persistentID, keyClass: keyClass)
+        let cipher = RowCipher(table: itemClass.rawValue, persistentID: persistentID, keyClass: keyClass,
+                               tombstone: tomb != 0, format: format)
         let metadata = try cipher.openMetadata(sealedMetadata, keys: classKeys)
         guard metadata.attributes["pdmn"] == .string(keyClass.rawValue) else {
             throw StoreError(.decode, "an item's accessibility does not match its key class")

@@ -19,7 +19,7 @@ extension KeychainDatabase.Session {
                 throw StoreError(.missingEntitlement, "the caller may not move items to the access group it named")
             }
         }
-        return try connection.transaction(immediate: true) { () throws(StoreError) -> Int in
+        return try writeTransaction { () throws(StoreError) -> Int in
             let items = try select(query, groups: groups, caller: caller, withSecrets: true).liveItems()
             for item in items { try rewrite(item, with: changes) }
             return items.count

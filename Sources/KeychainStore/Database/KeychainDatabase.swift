@@ -20,9 +20,11 @@ package final class KeychainDatabase: Sendable {
 
     /// The state the mutex guards.
     ///
-    /// Invariants: `keys` were unwrapped from this connection's keybag; with no password every
-    /// class key is in `keys`; with one, `ak`, `aku` and `akpu` are there only while `unlocked`,
-    /// and `ck`, `cku` from the first unlock on.
+    /// Invariants: `keys` were unwrapped from this connection's keybag at `epoch`; with no
+    /// password every class key is in `keys`; with one, `ak`, `aku` and `akpu` are there only while
+    /// `unlocked`, and `ck`, `cku` from the first unlock on. `passwordKey` is there only while
+    /// `unlocked` (a backup needs it). When another process replaces the keys (a new `epoch`),
+    /// ``refresh()`` drops every key the device key alone does not open, as after a restart.
     struct Session {
         let connection: SQLiteConnection
         let keychainID: Data
@@ -33,6 +35,13 @@ package final class KeychainDatabase: Sendable {
         var foreign: Bool
         var settings: LockSettings
         var lastUse: ContinuousClock.Instant
+        /// The file's format (1 until migrated) and the epoch of the keys in memory.
+        var format: Int64
+        var epoch: Int64
+        /// The password key, while unlocked.
+        var passwordKey: SymmetricKey?
+        /// SQLite's `data_version` when this session last looked: another connection's commit changes it.
+        var dataVersion: Int64?
     }
 
     /// Limits on what one item may hold (documented in docs/file-format.md).
@@ -46,23 +55,32 @@ package final class KeychainDatabase: Sendable {
     package init(path: String, home: KeychainHome) throws(StoreError) {
         let opened = try KeychainFile.open(path: path, home: home)
         let settings = opened.settings
+        let migrates = opened.format < KeychainSchema.formatVersion && opened.kdf == nil && !opened.foreign
         self.path = path
         self.fileIdentity = FileIdentity(path: path)
         self.session = Mutex(Session(
             connection: opened.connection, keychainID: opened.keychainID, keys: opened.keys, deviceKey: opened.deviceKey,
             kdf: opened.kdf, unlocked: opened.kdf == nil, foreign: opened.foreign, settings: opened.settings,
-            lastUse: .now))
+            lastUse: .now, format: opened.format, epoch: opened.epoch, passwordKey: nil, dataVersion: opened.dataVersion))
         if settings.useLockInterval { scheduleAutoLock(settings) }
+        // A format-1 keychain without a password has every key in memory now: migrate it. (One
+        // with a password migrates at its first unlock.) A file this process cannot write stays
+        // as it is and is read as format 1.
+        if migrates {
+            _ = try? withSession { session throws(StoreError) in try session.migrate() }
+        }
     }
 
     deinit {
         autoLockTimer.withLock { $0?.cancel() }
     }
 
-    /// Runs `body` with exclusive use of the connection and keys, after applying the auto-lock.
+    /// Runs `body` with exclusive use of the connection and keys, after applying the auto-lock and
+    /// following what other processes changed (``Session/refresh()``).
     func withSession<T: Sendable>(_ body: (inout Session) throws(StoreError) -> T) throws(StoreError) -> T {
         try session.withLock { (session: inout Session) throws(StoreError) -> T in
             session.applyAutoLock()
+            try session.refresh()
             defer { session.lastUse = .now }
             return try body(&session)
         }
@@ -109,6 +127,7 @@ extension KeychainDatabase.Session {
         for keyClass in [KeyClass.whenUnlocked, .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly] {
             keys.classes[keyClass] = nil
         }
+        passwordKey = nil
         unlocked = false
     }
 }

@@ -21,6 +21,9 @@ enum KeychainFile {
         /// This machine's device key does not open the keychain: only its password can.
         let foreign: Bool
         let settings: LockSettings
+        let format: Int64
+        let epoch: Int64
+        let dataVersion: Int64?
     }
 
     /// Opens the keychain at `path`. A keychain with a password opens locked.
@@ -37,12 +40,16 @@ enum KeychainFile {
         do throws(StoreError) {
             let keys = try Keybag.open(.device, in: connection, keychainID: header.id, deviceKey: deviceKey, passwordKey: nil)
             // A backup has no device rows at all: like a copy, only its password opens it.
-            guard keys.keys[Keybag.indexKeyName] != nil else { throw StoreError(.decode, "the keybag has no key for this machine") }
+            guard let index = keys.keys[Keybag.indexKeyName] else { throw StoreError(.decode, "the keybag has no key for this machine") }
+            try HeaderSeal.verify(header, index: index)
             return Opened(connection: connection, keychainID: header.id, keys: UnlockedKeys(keys, hasPassword: header.kdf != nil),
-                          deviceKey: deviceKey, kdf: header.kdf, foreign: false, settings: header.settings)
+                          deviceKey: deviceKey, kdf: header.kdf, foreign: false, settings: header.settings,
+                          format: header.format, epoch: header.epoch, dataVersion: try KeychainDatabase.dataVersion(connection))
         } catch where error.code == .decode && header.kdf != nil {
+            // Checked at the unlock that adopts it, once its password opens the index key.
             return Opened(connection: connection, keychainID: header.id, keys: UnlockedKeys([:], hasPassword: true),
-                          deviceKey: deviceKey, kdf: header.kdf, foreign: true, settings: header.settings)
+                          deviceKey: deviceKey, kdf: header.kdf, foreign: true, settings: header.settings,
+                          format: header.format, epoch: header.epoch, dataVersion: try KeychainDatabase.dataVersion(connection))
         }
     }
 
@@ -61,6 +68,26 @@ enum KeychainFile {
         let id: Data
         let kdf: PasswordKDF?
         let settings: LockSettings
+        /// 1: written before the header MAC, the tombstone binding and the live file without
+        /// password-only rows; migrated to 2 once every key is in memory.
+        let format: Int64
+        /// Bumped whenever the class keys are replaced (a password change, a migration), so other
+        /// processes with the file open drop keys that no longer open anything.
+        let epoch: Int64
+        /// The header's MAC (format 2, ``HeaderSeal``).
+        let mac: Data?
+    }
+
+    /// Whether the file at `path` is a keychain, by its first bytes alone (nothing opens or
+    /// changes it): an SQLite database whose application id is "KHVN".
+    static func isKeychain(_ path: String) -> Bool {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 72)
+        guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, $0.count, 0) }) == 72 else { return false }
+        let applicationID = header[68..<72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return header.starts(with: Array("SQLite format 3\0".utf8)) && applicationID == UInt32(bitPattern: KeychainSchema.applicationID)
     }
 
     /// Checks that the file is a keychain this build can read.
@@ -72,7 +99,7 @@ enum KeychainFile {
         let rows = try connection.prepare("SELECT name, value FROM keychain").rows()
         var values: [String: SQLiteValue] = [:]
         for row in rows { if let name = row[0].text { values[name] = row[1] } }
-        guard let version = values["format"]?.integer, let id = values["id"]?.blob, id.count == 16 else {
+        guard let version = values["format"]?.integer, version >= 1, let id = values["id"]?.blob, id.count == 16 else {
             throw StoreError(.invalidKeychain, "the keychain header is damaged")
         }
         guard version <= KeychainSchema.formatVersion else {
@@ -80,14 +107,31 @@ enum KeychainFile {
         }
         let kdf = try values["kdf"]?.blob.map { (data: Data) throws(StoreError) in try PasswordKDF(decoding: data) }
         let settings = try values["settings"]?.blob.map { (data: Data) throws(StoreError) in try LockSettings(decoding: Array(data)) }
-        return Header(id: id, kdf: kdf, settings: settings ?? LockSettings())
+        return Header(id: id, kdf: kdf, settings: settings ?? LockSettings(), format: version,
+                      epoch: values["epoch"]?.integer ?? 0, mac: values["mac"]?.blob)
+    }
+
+    /// Writes the header's mutable part (the password function, the lock settings, the format and
+    /// the epoch) and its MAC, inside the caller's transaction.
+    static func writeHeader(_ connection: SQLiteConnection, id: Data, kdf: PasswordKDF?, settings: LockSettings,
+                            epoch: Int64, index: SymmetricKey) throws(StoreError) {
+        let set = try connection.prepare("INSERT OR REPLACE INTO keychain(name, value) VALUES (?, ?)")
+        if let kdf { try set.run([.text("kdf"), .blob(kdf.encoded)]) } else {
+            try connection.execute("DELETE FROM keychain WHERE name = 'kdf'")
+        }
+        try set.run([.text("settings"), .blob(Data(settings.encoded))])
+        try set.run([.text("format"), .integer(KeychainSchema.formatVersion)])
+        try set.run([.text("epoch"), .integer(epoch)])
+        let mac = HeaderSeal.mac(format: KeychainSchema.formatVersion, id: id, kdf: kdf, settings: settings, epoch: epoch, index: index)
+        try set.run([.text("mac"), .blob(mac)])
     }
 
     /// Builds a complete new keychain and moves it into place; `.duplicateKeychain` if a file is there.
     static func create(path: String, home: KeychainHome, password: [UInt8]?) throws(StoreError) {
         guard FileSecurity.fileSize(path) == nil else { throw StoreError(.duplicateKeychain, "a keychain already exists at \(path)") }
         try home.prepare()
-        try FileSecurity.ensurePrivateDirectory(parentFolder(of: path))
+        // Folders it makes are 0700; an existing folder outside the home is left as it is.
+        try FileSecurity.createMissingPrivateDirectories(parentFolder(of: path))
         let deviceKey = try DeviceKey.load(home: home, create: true)
         let kdf = try password.map { _ throws(StoreError) in try PasswordKDF.calibrated() }
         let passwordKey = try password.flatMap { (pw: [UInt8]) throws(StoreError) in try kdf?.deriveKey(from: pw) }
@@ -108,12 +152,11 @@ enum KeychainFile {
                 for statement in KeychainSchema.createStatements() { try connection.execute(statement) }
                 let id = KeychainCrypto.randomBytes(16)
                 let header = try connection.prepare("INSERT INTO keychain(name, value) VALUES (?, ?)")
-                try header.run([.text("format"), .integer(KeychainSchema.formatVersion)])
                 try header.run([.text("id"), .blob(id)])
                 try header.run([.text("created"), .integer(Int64(Date().timeIntervalSince1970))])
-                if let kdf { try header.run([.text("kdf"), .blob(kdf.encoded)]) }
-                try Keybag.write(Keybag.freshKeys(hasPassword: password != nil), in: connection, keychainID: id,
-                                 deviceKey: deviceKey, passwordKey: passwordKey)
+                let keys = Keybag.freshKeys(hasPassword: password != nil)
+                try writeHeader(connection, id: id, kdf: kdf, settings: LockSettings(), epoch: 1, index: keys[Keybag.indexKeyName]!)
+                try Keybag.write(keys, in: connection, keychainID: id, deviceKey: deviceKey, passwordKey: passwordKey)
             }
             try connection.execute("PRAGMA journal_mode = WAL")
         }

@@ -1,10 +1,11 @@
-/// The SQL schema of a keychain file (format version 1). Documented in docs/file-format.md.
+/// The SQL schema of a keychain file (format versions 1 and 2: the same tables). Documented in docs/file-format.md.
 enum KeychainSchema {
     /// `PRAGMA application_id`: "KHVN", so a keychain file is recognisable and any other SQLite
     /// file is refused as not a keychain.
     static let applicationID: Int32 = 0x4B48_564E
-    /// The format version this build writes and the newest it reads.
-    static let formatVersion: Int64 = 1
+    /// The format version this build writes and the newest it reads. Version 1 files are read and
+    /// migrated (docs/file-format.md, "Format versions").
+    static let formatVersion: Int64 = 2
 
     static func createStatements() -> [String] {
         var sql = [

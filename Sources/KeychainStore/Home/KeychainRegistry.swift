@@ -77,9 +77,13 @@ package final class KeychainRegistry: Sendable {
         for database in open.withLock({ Array($0.values) }) { database.lock() }
     }
 
-    /// Closes the keychain at `path` and deletes its files.
+    /// Closes the keychain at `path` and deletes its files; a file that is not a keychain is
+    /// refused (`.invalidKeychain`) and left as it is.
     package func deleteKeychain(at path: String) throws(StoreError) {
         guard FileSecurity.fileSize(path) != nil else { throw StoreError(.noSuchKeychain, "no keychain at \(path)") }
+        guard KeychainFile.isKeychain(path) else {
+            throw StoreError(.invalidKeychain, "\(path) is not a keychain; it was not deleted")
+        }
         open.withLock { $0[path] = nil }
         for suffix in ["", "-wal", "-shm"] { try FileSecurity.remove(path + suffix) }
     }

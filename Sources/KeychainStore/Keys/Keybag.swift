@@ -10,10 +10,11 @@ import FoundationEssentials
 /// |---|---|---|
 /// | `device` | the device key | no password: every key; with one: `index`, `dk`, `dku` |
 /// | `device+password` | the device key and the password key together | `ak`, `ck`, `aku`, `cku`, `akpu` |
-/// | `password` | the password key alone | `index`, `ak`, `ck`, `dk`: what a copy of the file opens elsewhere |
+/// | `password` | the password key alone | only in a backup: `index`, `ak`, `ck`, `dk`, what opens it elsewhere |
 ///
-/// Items are encrypted under keys derived from the class keys, never from what wraps them, so
-/// setting, changing or removing a password rewrites these rows and no item.
+/// A live file (format 2) has no `password` rows: without the device key, no guess of the
+/// password can be tested against it. A password change replaces the password-protected class
+/// keys and re-encrypts their items (``KeychainDatabase/changePassword(old:new:)``).
 enum Keybag {
     static let indexKeyName = "index"
 
@@ -23,14 +24,24 @@ enum Keybag {
         case password
     }
 
-    /// Where each key goes: its protections with or without a password.
+    /// Where each key goes in a live file: its protection with or without a password.
     static func protections(of name: String, hasPassword: Bool) -> [Protection] {
         guard hasPassword else { return name == KeyClass.whenPasscodeSetThisDeviceOnly.rawValue ? [] : [.device] }
-        switch name {
-        case indexKeyName, KeyClass.always.rawValue: return [.device, .password]
-        case KeyClass.alwaysThisDeviceOnly.rawValue: return [.device]
-        case KeyClass.whenUnlocked.rawValue, KeyClass.afterFirstUnlock.rawValue: return [.devicePassword, .password]
-        default: return [.devicePassword]
+        return name == indexKeyName || KeyClass(rawValue: name)?.isPasswordProtected == false ? [.device] : [.devicePassword]
+    }
+
+    /// The keys a backup carries, wrapped under the password key alone: the migratable ones.
+    static let backupKeys: Set<String> = [indexKeyName, KeyClass.whenUnlocked.rawValue, KeyClass.afterFirstUnlock.rawValue,
+                                          KeyClass.always.rawValue]
+
+    /// Replaces the keybag of a backup copy with the migratable keys under the password key alone.
+    static func writeBackup(_ keys: [String: SymmetricKey], in connection: SQLiteConnection, keychainID: Data,
+                            passwordKey: SymmetricKey) throws(StoreError) {
+        try connection.execute("DELETE FROM keybag")
+        let insert = try connection.prepare("INSERT INTO keybag(keyclass, protection, wrapped) VALUES (?, ?, ?)")
+        for (name, key) in keys.sorted(by: { $0.key < $1.key }) where backupKeys.contains(name) {
+            let kek = try self.kek(.password, name, keychainID, deviceKey: nil, passwordKey: passwordKey)
+            try insert.run([.text(name), .text(Protection.password.rawValue), .blob(try KeychainCrypto.wrap(key, under: kek))])
         }
     }
 

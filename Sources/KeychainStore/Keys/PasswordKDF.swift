@@ -5,9 +5,12 @@ import FoundationEssentials
 /// The memory-hard function that turns a keychain password into the password key: scrypt.
 ///
 /// The parameters live in the keychain file (so they can be raised later) and are calibrated when
-/// a password is set, to take about a quarter of a second on the machine that sets it, never
-/// below the floor (N = 2^15, r = 8, p = 1: 32 MiB). Encoded as `"scrypt" || u8 log2(N) ||
-/// u32 r || u32 p || 16-byte salt`.
+/// a password is set, to take about a second on the machine that sets it (a quarter of a second in
+/// debug builds), never below the floor (N = 2^17, r = 8, p = 1: 128 MiB, OWASP's minimum for
+/// scrypt). Encoded as `"scrypt" || u8 log2(N) || u32 r || u32 p || 16-byte salt`.
+///
+/// A file is untrusted input: parameters that would take more than ``maximumMemory`` (a crafted
+/// header asking for N = 2^30 would exhaust memory on unlock) are refused as a damaged keychain.
 package struct PasswordKDF: Sendable, Equatable {
     package var logN: UInt8
     package var r: UInt32
@@ -15,11 +18,18 @@ package struct PasswordKDF: Sendable, Equatable {
     package var salt: Data
 
     /// The least work any keychain password gets.
-    package static let floorLogN: UInt8 = 15
+    package static let floorLogN: UInt8 = 17
     /// What calibration aims for.
+    #if DEBUG
     package static let targetSeconds = 0.25
+    #else
+    package static let targetSeconds = 1.0
+    #endif
     /// The most calibration chooses (1 GiB of memory at r = 8).
     package static let ceilingLogN: UInt8 = 20
+    /// The most memory (128 * r * N bytes) and parallel work a file may ask for: the ceiling's.
+    package static let maximumMemory = 1 << 30
+    package static let maximumParallelism: UInt32 = 4
 
     /// Parameters tests may use to keep them fast. Only code inside this package can set it;
     /// release builds of the public API never do.
@@ -84,7 +94,8 @@ package struct PasswordKDF: Sendable, Equatable {
         r = try reader.u32()
         p = try reader.u32()
         salt = Data(try reader.take(16))
-        guard reader.remaining == 0, logN >= 10, logN <= 30, r >= 1, r <= 64, p >= 1, p <= 16 else {
+        guard reader.remaining == 0, logN >= 10, logN <= Self.ceilingLogN, r >= 1, r <= 64, p >= 1, p <= Self.maximumParallelism,
+              128 * Int(r) << Int(logN) <= Self.maximumMemory else {
             throw StoreError(.invalidKeychain, "the keychain's password parameters are out of range")
         }
     }

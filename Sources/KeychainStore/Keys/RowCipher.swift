@@ -8,16 +8,23 @@ import FoundationEssentials
 ///   with a fresh item key per write, wrapped under the class's secret-wrapping key.
 ///
 /// The associated data of both names the blob's role, the table, the row's persistent identity
-/// and its key class; the secret's also carries the metadata's `secretTag`. A blob moved to
-/// another row, another class or another write of the same row fails to open (`.decode`).
+/// and its key class; the secret's also carries the metadata's `secretTag`, and (format 2) the
+/// metadata's the row's tombstone flag. A blob moved to another row, another class or another
+/// write of the same row, or a row whose `tomb` column was flipped, fails to open (`.decode`).
 struct RowCipher {
     let table: String
     let persistentID: Data
     let keyClass: KeyClass
+    /// Whether the row is a tombstone (authenticated from format 2 on).
+    var tombstone = false
+    /// The file's format: 1 binds no tombstone flag.
+    var format = KeychainSchema.formatVersion
 
-    /// `keyhaven/v1/<role> NUL <table> NUL <key class> NUL <persistent id> <tag>`.
+    /// `keyhaven/v1/<role> NUL <table> NUL <key class> NUL <persistent id> <tag>`; format 2's
+    /// metadata: `keyhaven/v2/metadata NUL <table> NUL <key class> NUL <persistent id> <tomb>`.
     private func context(_ role: String, tag: Data? = nil) -> [UInt8] {
-        let prefix = "keyhaven/v1/"
+        let bindsTomb = format >= 2 && tag == nil
+        let prefix = bindsTomb ? "keyhaven/v2/" : "keyhaven/v1/"
         var bytes: [UInt8] = []
         bytes.reserveCapacity(prefix.utf8.count + role.utf8.count + table.utf8.count + keyClass.rawValue.utf8.count + 3
                               + persistentID.count + (tag?.count ?? 0))
@@ -30,6 +37,7 @@ struct RowCipher {
         bytes.append(0)
         bytes.append(contentsOf: persistentID)
         if let tag { bytes.append(contentsOf: tag) }
+        if bindsTomb { bytes.append(tombstone ? 1 : 0) }
         return bytes
     }
 
@@ -59,18 +67,33 @@ struct RowCipher {
     }
 
     func openSecret(_ blob: Data, tag: Data, keys: ClassKeys) throws(StoreError) -> Data {
-        // Slices of the blob, not copies.
+        let (wrapped, sealed) = try Self.split(blob)
+        let itemKey = try KeychainCrypto.unwrap(wrapped, under: keys.secretWrapping)
+        var plain = Array(try KeychainCrypto.open(sealed, key: itemKey, context: context("secret", tag: tag)))
+        defer { zeroize(&plain) }
+        return Data(try Padding.unpad(plain))
+    }
+
+    /// The secret blob with its item key wrapped under `new` instead of `old` (a re-key): the
+    /// secret itself is never decrypted, and its ciphertext stays as it was.
+    static func rewrapSecret(_ blob: Data, from old: ClassKeys, to new: ClassKeys) throws(StoreError) -> Data {
+        let (wrapped, sealed) = try split(blob)
+        let itemKey = try KeychainCrypto.unwrap(wrapped, under: old.secretWrapping)
+        let rewrapped = try KeychainCrypto.wrap(itemKey, under: new.secretWrapping)
+        var result = Data([1, UInt8(rewrapped.count)])
+        result.append(rewrapped)
+        result.append(sealed)
+        return result
+    }
+
+    /// A secret blob's wrapped item key and sealed secret (slices of the blob, not copies).
+    private static func split(_ blob: Data) throws(StoreError) -> (wrapped: Data, sealed: Data) {
         let start = blob.startIndex
         guard blob.count >= 2, blob[start] == 1 else {
             throw StoreError(.decode, blob.count < 2 ? "the data is truncated" : "unknown secret blob version")
         }
         let wrappedEnd = start + 2 + Int(blob[start + 1])
         guard wrappedEnd <= blob.endIndex else { throw StoreError(.decode, "the data is truncated") }
-        let wrapped = blob[(start + 2)..<wrappedEnd]
-        let sealed = blob[wrappedEnd...]
-        let itemKey = try KeychainCrypto.unwrap(wrapped, under: keys.secretWrapping)
-        var plain = Array(try KeychainCrypto.open(sealed, key: itemKey, context: context("secret", tag: tag)))
-        defer { zeroize(&plain) }
-        return Data(try Padding.unpad(plain))
+        return (blob[(start + 2)..<wrappedEnd], blob[wrappedEnd...])
     }
 }

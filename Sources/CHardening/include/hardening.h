@@ -1,0 +1,17 @@
+#ifndef KEYHAVEN_HARDENING_H
+#define KEYHAVEN_HARDENING_H
+
+/// Makes this process undumpable (no core file, no ptrace or /proc/PID/mem by the same user's
+/// other processes) and sets its core-file limit to zero. Returns 0, or -1 with errno set.
+int kh_make_undumpable(void);
+
+/// Whether this process is dumpable (prctl PR_GET_DUMPABLE): 1, 0, or -1 on error.
+int kh_is_dumpable(void);
+
+/// Has glibc's allocator overwrite every freed block with `byte` (M_PERTURB), so what a freed
+/// buffer held (a request frame, a decoded password) does not stay in the heap. Returns 1 when
+/// set. Blocks that glibc keeps in its per-thread cache skip this: the agent also starts with
+/// that cache switched off (GLIBC_TUNABLES glibc.malloc.tcache_count=0).
+int kh_wipe_freed_memory(int byte);
+
+#endif

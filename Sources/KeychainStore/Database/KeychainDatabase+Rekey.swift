@@ -1,0 +1,133 @@
+import Crypto
+import FoundationEssentials
+
+/// Replacing a keychain's class keys: on every password change (so an old copy of the file and
+/// the old password open nothing written since) and when a format-1 file is migrated.
+extension KeychainDatabase.Session {
+    /// Replaces the password-protected class keys (every class but `dk` and `dku`) with fresh ones,
+    /// re-encrypts the item rows under them for the current format (each metadata blob anew, each
+    /// secret's item key re-wrapped: no secret is decrypted), and writes the keybag (the live
+    /// layout, no password-only rows) and the header under a new epoch. Runs inside the caller's
+    /// transaction, so it happens whole or not at all. Returns the new keys.
+    func rekey(_ old: [String: SymmetricKey], kdf newKDF: PasswordKDF?,
+                        passwordKey: SymmetricKey?) throws(StoreError) -> [String: SymmetricKey] {
+        var new = old
+        for keyClass in KeyClass.allCases where keyClass.isPasswordProtected && old[keyClass.rawValue] != nil {
+            new[keyClass.rawValue] = KeychainCrypto.randomKey()
+        }
+        let passcodeClass = KeyClass.whenPasscodeSetThisDeviceOnly.rawValue
+        if newKDF != nil, new[passcodeClass] == nil { new[passcodeClass] = KeychainCrypto.randomKey() }
+        if newKDF == nil {
+            new[passcodeClass] = nil
+            try deleteItems(of: [.whenPasscodeSetThisDeviceOnly])
+        }
+        guard let index = new[Keybag.indexKeyName] else { throw StoreError(.internalError, "no index key") }
+        try reseal(from: Self.classKeys(old), to: Self.classKeys(new))
+        try Keybag.write(new, in: connection, keychainID: keychainID, deviceKey: deviceKey, passwordKey: passwordKey)
+        try KeychainFile.writeHeader(connection, id: keychainID, kdf: newKDF, settings: settings, epoch: epoch + 1, index: index)
+        return new
+    }
+
+    /// After a successful re-key: the new keys, unlocked, and the file's old pages overwritten
+    /// (`secure_delete` zeroed them in the log; the checkpoint moves that into the file and
+    /// empties the log, so the old wrapped keys and blobs are gone from both).
+    mutating func adopt(rekeyed keys: [String: SymmetricKey], kdf newKDF: PasswordKDF?, passwordKey: SymmetricKey?) {
+        self.keys = UnlockedKeys(keys, hasPassword: newKDF != nil)
+        kdf = newKDF
+        self.passwordKey = passwordKey
+        unlocked = true
+        format = KeychainSchema.formatVersion
+        epoch += 1
+        try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        dataVersion = try? KeychainDatabase.dataVersion(connection)
+    }
+
+    /// Migrates a format-1 file to the current format; every key must be in memory (no password,
+    /// or unlocked). Its class keys are replaced too: a format-1 file kept password-only copies of
+    /// them, which an old copy of the file still has.
+    mutating func migrate() throws(StoreError) {
+        guard format < KeychainSchema.formatVersion else { return }
+        let old = try allKeys(passwordKey: passwordKey)
+        let current = kdf, key = passwordKey
+        let keys = try writeTransaction { () throws(StoreError) in try rekey(old, kdf: current, passwordKey: key) }
+        adopt(rekeyed: keys, kdf: current, passwordKey: key)
+    }
+
+    /// Re-encrypts every row whose class key changes (every row, when the format changes).
+    private func reseal(from old: [KeyClass: ClassKeys], to new: [KeyClass: ClassKeys]) throws(StoreError) {
+        for itemClass in ItemClass.allCases {
+            let table = itemClass.rawValue
+            let rows = try connection.prepare("SELECT rowid, persistref, keyclass, tomb, metadata, secret FROM \(table)").rows()
+            let update = try connection.prepare("UPDATE \(table) SET metadata = ?, secret = ? WHERE rowid = ?")
+            for row in rows {
+                guard let values = try resealed(row, table: table, from: old, to: new) else { continue }
+                try update.run(values)
+            }
+        }
+    }
+
+    /// A row's new `metadata, secret, rowid`, or nil when it stays as it is (its key does not
+    /// change, or it is damaged: it opened under no key before and will not after).
+    private func resealed(_ row: [SQLiteValue], table: String, from old: [KeyClass: ClassKeys],
+                          to new: [KeyClass: ClassKeys]) throws(StoreError) -> [SQLiteValue]? {
+        guard let rowID = row[0].integer, let persistentID = row[1].blob, let name = row[2].text,
+              let keyClass = KeyClass(rawValue: name), let tomb = row[3].integer, let sealed = row[4].blob,
+              let oldKeys = old[keyClass], let newKeys = new[keyClass] else { return nil }
+        let rotated = oldKeys.classKey != newKeys.classKey
+        guard rotated || format < KeychainSchema.formatVersion else { return nil }
+        let before = RowCipher(table: table, persistentID: persistentID, keyClass: keyClass, tombstone: tomb != 0, format: format)
+        let after = RowCipher(table: table, persistentID: persistentID, keyClass: keyClass, tombstone: tomb != 0)
+        guard let metadata = try? before.openMetadata(sealed, keys: oldKeys) else { return nil }
+        var secret = row[5]
+        if case .blob(let blob) = row[5], rotated {
+            guard let rewrapped = try? RowCipher.rewrapSecret(blob, from: oldKeys, to: newKeys) else { return nil }
+            secret = .blob(rewrapped)
+        }
+        return [.blob(try after.sealMetadata(metadata, keys: newKeys)), secret, .integer(rowID)]
+    }
+
+    private static func classKeys(_ keys: [String: SymmetricKey]) -> [KeyClass: ClassKeys] {
+        var result: [KeyClass: ClassKeys] = [:]
+        for (name, key) in keys { if let keyClass = KeyClass(rawValue: name) { result[keyClass] = ClassKeys(classKey: key) } }
+        return result
+    }
+}
+
+extension KeychainDatabase.Session {
+    /// A write transaction that refuses to commit rows sealed under keys another process has
+    /// replaced meanwhile (they would open under no key in the file): `.interactionNotAllowed`,
+    /// nothing written; the next call follows the new keys (``refresh()``).
+    func writeTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try connection.transaction(immediate: true) { () throws(StoreError) -> T in
+            let current = try KeychainDatabase.dataVersion(connection)
+            if current != dataVersion, try KeychainFile.readHeader(connection).epoch != epoch {
+                throw StoreError(.interactionNotAllowed, "another process replaced the keychain's keys; try again")
+            }
+            return try body()
+        }
+    }
+
+    /// Follows what another process committed: new keys (a password change or a migration there)
+    /// drop every key of this process that the device key alone does not open, as a restart does
+    /// (unlock again with the new password); new lock settings apply here too. One `PRAGMA
+    /// data_version` a call when nothing changed.
+    mutating func refresh() throws(StoreError) {
+        let current = try KeychainDatabase.dataVersion(connection)
+        guard current != dataVersion else { return }
+        dataVersion = current
+        let header = try KeychainFile.readHeader(connection)
+        if let index = keys.index { try HeaderSeal.verify(header, index: index) }
+        settings = header.settings
+        guard header.epoch != epoch || header.format != format || header.kdf != kdf, !foreign else { return }
+        let opened = try Keybag.open(.device, in: connection, keychainID: keychainID, deviceKey: deviceKey, passwordKey: nil)
+        keys = UnlockedKeys(opened, hasPassword: header.kdf != nil)
+        (kdf, format, epoch, passwordKey, unlocked) = (header.kdf, header.format, header.epoch, nil, header.kdf == nil)
+    }
+}
+
+extension KeychainDatabase {
+    /// SQLite's `PRAGMA data_version` of a connection.
+    static func dataVersion(_ connection: SQLiteConnection) throws(StoreError) -> Int64? {
+        try connection.prepare("PRAGMA data_version").rows().first?.first?.integer
+    }
+}

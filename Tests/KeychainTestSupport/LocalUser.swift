@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// A second (or third) local user for tests that play one user against another: created with
+/// `useradd` when the tests run as root (a system account without a home or a login shell, kept
+/// for later runs), and run as with `setpriv`. Tests that need one are enabled only as root
+/// (``LocalUser/isAvailable``) and say so when they skip.
+public struct LocalUser: Sendable {
+    public let name: String
+    public let uid: UInt32
+    public let gid: UInt32
+
+    /// Why two-user tests skip when not run as root.
+    public static let skipReason: Comment = "needs root to create a second local user (useradd) and run as it (setpriv); run the tests as root to include it"
+
+    /// Creating users and switching to them needs root.
+    public static var isAvailable: Bool { getuid() == 0 }
+
+    /// The user `name`, created if it does not exist yet.
+    public static func make(_ name: String) throws -> LocalUser {
+        if getpwnam(name) == nil {
+            let status = try Shell.run("/usr/sbin/useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name])
+            guard status == 0 || getpwnam(name) != nil else { throw CocoaError(.executableLoad) }
+        }
+        guard let entry = getpwnam(name) else { throw CocoaError(.executableLoad) }
+        return LocalUser(name: name, uid: entry.pointee.pw_uid, gid: entry.pointee.pw_gid)
+    }
+
+    /// A process that runs `executable` as this user (not yet started), with exactly `environment`.
+    public func process(_ executable: String, _ arguments: [String], environment: [String: String]) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", "--", executable] + arguments
+        process.environment = environment
+        return process
+    }
+
+    /// Runs `executable` as this user to its end: its status and what it printed.
+    public func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String, error: String) {
+        let process = self.process(executable, arguments, environment: environment)
+        let (out, err) = (Pipe(), Pipe())
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let error = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
+    }
+
+    /// A new empty folder owned by this user (0700), for its keychain home.
+    public func makeFolder(prefix: String) throws -> String {
+        let folder = try TemporaryFolder.make(prefix: prefix)
+        guard chown(folder, uid, gid) == 0 else { throw CocoaError(.fileWriteNoPermission) }
+        return folder
+    }
+}
+
+/// The built executables, copied into a folder every user can enter: the build folder may sit
+/// below one only root can (a CI clone in a private temporary folder).
+public struct SharedExecutables: Sendable {
+    public let folder: String
+
+    public init(_ names: [String]) throws {
+        folder = try TemporaryFolder.make(prefix: "keyhaven-bin")
+        chmod(folder, 0o755)
+        let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        for name in names {
+            try FileManager.default.copyItem(atPath: products.appendingPathComponent(name).path, toPath: folder + "/" + name)
+            chmod(folder + "/" + name, 0o755)
+        }
+    }
+
+    public func path(_ name: String) -> String { folder + "/" + name }
+
+    public func remove() { try? FileManager.default.removeItem(atPath: folder) }
+}
+
+/// Runs a system command as the current user.
+public enum Shell {
+    @discardableResult
+    public static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
