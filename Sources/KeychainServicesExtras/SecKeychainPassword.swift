@@ -7,8 +7,9 @@ import KeychainStore
 /// `oldPassword` must be the current password (zero length when the keychain has none), else
 /// `errSecAuthFailed` and nothing changes. A zero-length `newPassword` removes the password: the
 /// keychain is then always unlocked, and its `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly`
-/// items are deleted, as iOS deletes them when the passcode is removed. The class keys are
-/// re-wrapped; no item is re-encrypted. The keychain is unlocked afterwards. (Apple's private
+/// items are deleted, as iOS deletes them when the passcode is removed. The class keys the
+/// password protects are replaced and their items re-encrypted, all or nothing, so an old copy of
+/// the file and the old password open nothing written since. The keychain is unlocked afterwards. (Apple's private
 /// interface of the same name and shape.)
 public func SecKeychainChangePassword(_ keychain: SecKeychain?, _ oldPasswordLength: UInt32, _ oldPassword: UnsafeRawPointer?,
                                       _ newPasswordLength: UInt32, _ newPassword: UnsafeRawPointer?) -> OSStatus {
@@ -19,7 +20,8 @@ public func SecKeychainChangePassword(_ keychain: SecKeychain?, _ oldPasswordLen
 
 /// Writes a backup of a keychain (nil: the default) to a new file at `destinationPath`: a keychain
 /// that opens with the password alone on any machine, without the ThisDeviceOnly items and
-/// without any key bound to this machine. The keychain needs a password (`errSecParam` otherwise);
+/// without any key bound to this machine. The keychain needs a password (`errSecParam` otherwise)
+/// and must be unlocked (`errSecInteractionNotAllowed` otherwise);
 /// `errSecDuplicateKeychain` if the destination exists. Open the backup with `SecKeychainOpen` and
 /// `SecKeychainUnlock`.
 public func SecKeychainBackup(_ keychain: SecKeychain?, _ destinationPath: UnsafePointer<CChar>) -> OSStatus {

@@ -11,7 +11,11 @@ package struct KeyhavenCommand: ParsableCommand {
             A keychain argument is a path (with a slash) or a name in that folder. The agent, keyhavend, \
             is started on first need and keeps unlocked keychains unlocked between commands. \
             The exit status is the low byte of the OSStatus (44: not found, 45: duplicate, \
-            36: locked, 51: wrong password).
+            36: locked, 51: wrong password). \
+            Passwords: give -p or -w without a value (-w last, or -p followed by another option) to be \
+            asked for it without echo, or the value - to read one line from standard input. A value on \
+            the command line is visible to every user of the machine (ps, /proc/PID/cmdline) and stays \
+            in shell history.
             """,
         subcommands: [
             CreateKeychain.self, DeleteKeychain.self, ListKeychains.self, DefaultKeychain.self,

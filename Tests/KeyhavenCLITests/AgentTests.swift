@@ -203,6 +203,66 @@ struct AgentTests {
         #expect(try k.run("add-generic-password", "-a", "still", "-w", "works").status == 0)
     }
 
+    @Test("Limits: a request over 20 MiB is refused unread, clients past 64 are closed, a client that never reads holds one answer")
+    func limits() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        #expect(try k.run("agent", "start").status == 0)
+        let socket = AgentSocket(path: k.runtime + "/keyhaven/agent.sock")
+        let tooLong = UInt32(AgentFraming.maximumRequest + 1)
+        #expect(try closesUnanswered([UInt8(tooLong >> 24), UInt8(tooLong >> 16 & 0xFF), UInt8(tooLong >> 8 & 0xFF), UInt8(tooLong & 0xFF)],
+                                     socket: socket.path))
+        // Pipelined requests are answered one at a time, in order.
+        let hello = AgentFraming.encode(AgentRequest.hello)
+        let pipelined = try rawConnect(socket.path)
+        _ = (hello + hello + hello).withUnsafeBytes { send(pipelined, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        for _ in 0..<3 {
+            var header = [UInt8](repeating: 0, count: 4)
+            #expect(recv(pipelined, &header, 4, Int32(MSG_WAITALL)) == 4)
+            var body = [UInt8](repeating: 0, count: header.reduce(0) { $0 << 8 | Int($1) })
+            #expect(recv(pipelined, &body, body.count, Int32(MSG_WAITALL)) == body.count)
+            #expect(try AgentFraming.decode(AgentResponse.self, from: body).home == TestHome.current!.path)
+        }
+        close(pipelined)
+        // A client that sends without reading: the agent stops reading it, its memory stays put,
+        // and others are served meanwhile.
+        let pid = try #require(try AgentClient(socket: socket).agentProcessID)
+        let before = try residentKiB(pid)
+        let flooding = try rawConnect(socket.path)
+        var nonBlocking = fcntl(flooding, F_GETFL)
+        nonBlocking |= O_NONBLOCK
+        _ = fcntl(flooding, F_SETFL, nonBlocking)
+        let flood = Array(repeating: hello, count: 1_000).flatMap { $0 }
+        for _ in 0..<200 { _ = flood.withUnsafeBytes { send(flooding, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        #expect(try AgentClient(socket: socket).send(.hello).home == TestHome.current!.path)
+        #expect(try residentKiB(pid) - before < 32 * 1024, "the agent buffered what a client would not read")
+        close(flooding)
+        // Past 64 clients at once, the next is closed at once; a place that frees is taken again.
+        let held = try (0..<AgentFraming.maximumConnections).map { _ in try rawConnect(socket.path) }
+        usleep(200_000)
+        #expect(try closesUnanswered(hello, socket: socket.path))
+        held.forEach { close($0) }
+        usleep(200_000)
+        #expect(try AgentClient(socket: socket).send(.hello).home == TestHome.current!.path)
+    }
+
+    /// Whether the agent closes a new connection that sent `bytes`, without an answer (within 10 s).
+    private func closesUnanswered(_ bytes: [UInt8], socket path: String) throws -> Bool {
+        let fd = try rawConnect(path)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        return recv(fd, &buffer, buffer.count, 0) == 0
+    }
+
+    private func residentKiB(_ pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
+    }
+
     @Test("Fifty clients at once")
     func manyClients() throws {
         let k = try CommandRunner()

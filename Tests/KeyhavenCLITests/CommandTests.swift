@@ -167,4 +167,24 @@ struct CommandTests {
         #expect(try k.run("find-generic-password", "--help").output.contains("USAGE: keyhaven find-generic-password"))
         #expect(try k.run("help", "find-generic-password").output.contains("USAGE: keyhaven find-generic-password"))
     }
+
+    @Test("delete-keychain deletes only keychains; create-keychain makes its folders 0700 and leaves an existing one's mode alone")
+    func keychainFilesOnly() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        let folder = try TemporaryFolder.make(prefix: "keyhaven-shared")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        chmod(folder, 0o755)
+        let notes = folder + "/notes.keychain-db"
+        try Data("not a keychain".utf8).write(to: URL(fileURLWithPath: notes))
+        let refused = try k.run("delete-keychain", notes)
+        #expect(refused.status != 0 && refused.error.contains("is not a keychain"), "\(refused)")
+        #expect(FileManager.default.fileExists(atPath: notes))
+        #expect(try k.run("create-keychain", "-p", "pw", folder + "/team.keychain-db").status == 0)
+        #expect((try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int) == 0o755)
+        #expect(try k.run("create-keychain", "-p", "pw", folder + "/made/deeper/own.keychain-db").status == 0)
+        #expect((try FileManager.default.attributesOfItem(atPath: folder + "/made/deeper")[.posixPermissions] as? Int) == 0o700)
+        #expect(try k.run("delete-keychain", folder + "/team.keychain-db").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/team.keychain-db"))
+    }
 }
