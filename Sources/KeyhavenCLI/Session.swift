@@ -23,7 +23,9 @@ struct Session {
         AgentConnectionPool.shared.keep(try AgentLauncher.connect(home: home), socket: socket, home: home.path)
         let groups = environmentVariable("KEYHAVEN_ACCESS_GROUPS")?
             .split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
-        return Session(home: home, socket: socket, caller: Caller(accessGroups: groups ?? ["keyhaven", "*"]))
+        let session = Session(home: home, socket: socket, caller: Caller(accessGroups: groups ?? ["keyhaven", "*"]))
+        FirstUseNotice.showIfNeeded(session)
+        return session
     }
 
     func preferences() throws(StoreError) -> KeychainPreferences { try KeychainPreferences.load(home) }

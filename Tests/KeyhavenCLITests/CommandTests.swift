@@ -187,4 +187,14 @@ struct CommandTests {
         #expect(try k.run("delete-keychain", folder + "/team.keychain-db").status == 0)
         #expect(!FileManager.default.fileExists(atPath: folder + "/team.keychain-db"))
     }
+
+    @Test("The first command says once that the default keychain has no password, and how to set one")
+    func passwordNotice() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        let first = try k.run("add-generic-password", "-a", "a", "-w", "x")
+        #expect(first.status == 0 && first.error.contains("has no password") && first.error.contains("keyhaven set-keychain-password"))
+        let second = try k.run("add-generic-password", "-a", "b", "-w", "y")
+        #expect(second.status == 0 && !second.error.contains("has no password"))
+    }
 }
