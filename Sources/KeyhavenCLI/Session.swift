@@ -16,7 +16,8 @@ struct Session {
     /// and `*` (every group's items, as macOS's command sees every item of the user's keychains).
     let caller: Caller
 
-    static func open() throws(StoreError) -> Session {
+    /// `notice`: whether a command run by a person may say that the default keychain has no password.
+    static func open(notice: Bool = true) throws(StoreError) -> Session {
         let home = try KeychainHome.current()
         let socket = AgentSocket.current()
         // The connection that found (or started) the agent carries this command's requests too.
@@ -24,7 +25,7 @@ struct Session {
         let groups = environmentVariable("KEYHAVEN_ACCESS_GROUPS")?
             .split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
         let session = Session(home: home, socket: socket, caller: Caller(accessGroups: groups ?? ["keyhaven", "*"]))
-        FirstUseNotice.showIfNeeded(session)
+        if notice { FirstUseNotice.showIfNeeded(session) }
         return session
     }
 

@@ -79,14 +79,19 @@ public struct SharedExecutables: Sendable {
 
 /// Runs a system command as the current user.
 public enum Shell {
+    /// Runs `executable` to its end with `input` on its standard input; its exit status.
     @discardableResult
-    public static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
+    public static func run(_ executable: String, _ arguments: [String], input: String = "") throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        let stdin = Pipe()
+        process.standardInput = stdin
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
         process.waitUntilExit()
         return process.terminationStatus
     }
