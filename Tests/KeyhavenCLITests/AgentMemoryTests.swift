@@ -71,7 +71,10 @@ struct AgentMemoryTests {
 
     /// Every readable mapping of the process, concatenated (as root: /proc/PID/mem).
     static func readMemory(of pid: Int32) throws -> [UInt8] {
-        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        // Read to the end: /proc files report a size of zero.
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/maps"))
+        defer { try? handle.close() }
+        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
         let fd = open("/proc/\(pid)/mem", O_RDONLY)
         guard fd >= 0 else { throw CocoaError(.fileReadNoPermission) }
         defer { close(fd) }

@@ -73,7 +73,7 @@ extension KeychainDatabase.Session {
         guard let rowID = row[0].integer, let persistentID = row[1].blob, let name = row[2].text,
               let keyClass = KeyClass(rawValue: name), let tomb = row[3].integer, let sealed = row[4].blob,
               let oldKeys = old[keyClass], let newKeys = new[keyClass] else { return nil }
-        let rotated = oldKeys.classKey != newKeys.classKey
+        let rotated = !oldKeys.isSame(as: newKeys)
         guard rotated || format < KeychainSchema.formatVersion else { return nil }
         let before = RowCipher(table: table, persistentID: persistentID, keyClass: keyClass, tombstone: tomb != 0, format: format)
         let after = RowCipher(table: table, persistentID: persistentID, keyClass: keyClass, tombstone: tomb != 0)

@@ -3,28 +3,43 @@ import FoundationEssentials
 
 /// The keys of one accessibility class in memory: the class key and what derives from it.
 ///
-/// `SymmetricKey` keeps its bytes in storage that swift-crypto zeroes when it is freed, and
-/// neither type prints them. Dropping a `ClassKeys` (locking) frees them.
+/// Kept in locked, dump-excluded memory that is zeroed when they are dropped (``LockedKey``); each
+/// use gets a short-lived `SymmetricKey`, which swift-crypto zeroes when it is freed. Neither type
+/// prints them. Dropping a `ClassKeys` (locking) frees them.
 package struct ClassKeys: Sendable {
+    private let stored: LockedKey
+    private let storedMetadata: LockedKey
+    private let storedSecretWrapping: LockedKey
+
     /// The class key itself (needed to re-wrap it when the password changes).
-    let classKey: SymmetricKey
+    var classKey: SymmetricKey { stored.key }
     /// Encrypts item metadata blobs of the class.
-    let metadata: SymmetricKey
+    var metadata: SymmetricKey { storedMetadata.key }
     /// Wraps per-item secret keys of the class.
-    let secretWrapping: SymmetricKey
+    var secretWrapping: SymmetricKey { storedSecretWrapping.key }
 
     init(classKey: SymmetricKey) {
-        self.classKey = classKey
-        metadata = KeychainCrypto.derive(classKey, purpose: "keyhaven/v1/class/metadata")
-        secretWrapping = KeychainCrypto.derive(classKey, purpose: "keyhaven/v1/class/secret-wrapping")
+        stored = LockedKey(classKey)
+        storedMetadata = LockedKey(KeychainCrypto.derive(classKey, purpose: "keyhaven/v1/class/metadata"))
+        storedSecretWrapping = LockedKey(KeychainCrypto.derive(classKey, purpose: "keyhaven/v1/class/secret-wrapping"))
     }
+
+    /// Whether two are the keys of the same class key (constant time).
+    func isSame(as other: ClassKeys) -> Bool { stored.isSame(as: other.stored) }
 }
 
 /// Every key of one open keychain that is in memory now.
 package struct UnlockedKeys: Sendable {
     /// The key of the search columns' keyed hashes; nil only on a machine whose device key does
-    /// not open the keychain, until its password does.
-    var index: SymmetricKey? { didSet { indexHasher = index.map(IndexHasher.init(key:)) } }
+    /// not open the keychain, until its password does. In locked memory (``LockedKey``).
+    var index: SymmetricKey? {
+        get { storedIndex?.key }
+        set {
+            storedIndex = newValue.map(LockedKey.init)
+            indexHasher = newValue.map(IndexHasher.init(key:))
+        }
+    }
+    private var storedIndex: LockedKey?
     /// The keyed hash of the search columns under `index`.
     private(set) var indexHasher: IndexHasher?
     /// Class keys in memory; a class that is absent is locked (or, for `akpu`, does not exist).
@@ -35,8 +50,8 @@ package struct UnlockedKeys: Sendable {
     var damaged: Set<KeyClass> = []
 
     init(_ keys: [String: SymmetricKey], hasPassword: Bool) {
-        index = keys[Keybag.indexKeyName]
-        indexHasher = index.map(IndexHasher.init(key:))
+        storedIndex = keys[Keybag.indexKeyName].map(LockedKey.init)
+        indexHasher = keys[Keybag.indexKeyName].map(IndexHasher.init(key:))
         classes = [:]
         self.hasPassword = hasPassword
         insertClassKeys(keys)
