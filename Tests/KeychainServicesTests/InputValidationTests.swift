@@ -78,13 +78,20 @@ struct InputValidationTests {
         #expect(delete([K.persistentRef: ref, K.account: "alice"]) == errSecSuccess)
     }
 
-    @Test("Update and Delete refuse match keys, including kSecMatchLimitAll (iOS)")
-    func matchKeysInWrites() {
-        #expect(add(genericPassword()) == errSecSuccess)
-        #expect(delete(genericPassword([K.limit: kSecMatchLimitAll])) == errSecParam)
-        #expect(update(genericPassword([K.limit: kSecMatchLimitOne]), [K.label: "x"]) == errSecParam)
+    @Test("Update and Delete ignore kSecMatchLimit and act on every match (macOS); other match keys are errSecParam (iOS)")
+    func matchKeysInWrites() throws {
+        for account in ["alice", "bob", "carol"] { #expect(add(genericPassword(account)) == errSecSuccess) }
         #expect(update(genericPassword([kSecMatchCaseInsensitive as String: true]), [K.label: "x"]) == errSecParam)
-        #expect(copy(genericPassword()).0 == errSecSuccess)
+        #expect(delete(genericPassword([kSecMatchCaseInsensitive as String: true])) == errSecParam)
+        // kSecMatchLimitOne in an update changes every match, as on a Mac.
+        let service: [String: Any] = [K.class: kSecClassGenericPassword, K.service: "svc"]
+        #expect(update(service.merging([K.limit: kSecMatchLimitOne]) { $1 }, [K.label: "relabelled"]) == errSecSuccess)
+        let labels = try #require(copy(service.merging([K.limit: kSecMatchLimitAll, K.returnAttributes: true]) { $1 }).1 as? [[String: Any]])
+        #expect(labels.count == 3 && labels.allSatisfy { $0[K.label] as? String == "relabelled" })
+        // KeychainAccess's removeAll(): every item of the class, with kSecMatchLimitAll.
+        #expect(delete([K.class: kSecClassGenericPassword, K.limit: kSecMatchLimitAll]) == errSecSuccess)
+        #expect(copy(service).0 == errSecItemNotFound)
+        #expect(delete([K.class: kSecClassGenericPassword, K.limit: kSecMatchLimitAll]) == errSecItemNotFound)
     }
 
     @Test("Add ignores match keys and stores the item (macOS behaviour, see docs/compatibility.md)")

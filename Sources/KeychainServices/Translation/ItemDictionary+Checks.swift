@@ -26,7 +26,12 @@ extension ItemDictionary {
             }
         case .update, .delete:
             if operation == .update && returns.count > 0 { throw .param("SecItemUpdate takes no return keys") }
-            if !matchKeys.isEmpty { throw .param("\(operation == .update ? "SecItemUpdate" : "SecItemDelete") takes no match keys") }
+            // kSecMatchLimit is ignored, as macOS's shim strips it (KeychainAccess's removeAll()
+            // passes kSecMatchLimitAll): every match is updated or deleted. Other match keys are
+            // refused, as iOS refuses them all (docs/compatibility.md).
+            if !matchKeys.subtracting(["m_Limit"]).isEmpty {
+                throw .param("\(operation == .update ? "SecItemUpdate" : "SecItemDelete") takes no match keys")
+            }
             if useItemList { throw .param("kSecUseItemList is not supported") }
             if case .rowID? = persistentReference, !attributes.isEmpty {
                 throw .param("a row-id persistent reference and attributes cannot be combined")
