@@ -152,6 +152,13 @@ let package = Package(
                            "keyhavend"],
             swiftSettings: strictSwift
         ),
+        // Calls Apple's functions the way wrapper code does; warnings are errors here, so a status
+        // that could not be discarded (C imports allow it) fails the build.
+        .testTarget(
+            name: "WrapperStyleTests",
+            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainTestSupport"],
+            swiftSettings: strictSwift + [.unsafeFlags(["-warnings-as-errors"])]
+        ),
         // Crashes, concurrency and tampering (docs/reliability.md); KEYHAVEN_RELIABILITY=full for the long runs.
         .testTarget(
             name: "ReliabilityTests",

@@ -45,10 +45,13 @@ nonisolated(unsafe) public let kCFBundleIdentifierKey: CFString = NSString(strin
 public let noErr: OSStatus = 0
 
 /// The error's code.
+@discardableResult
 public func CFErrorGetCode(_ err: CFError!) -> CFIndex { err.code }
 /// The error's domain.
+@discardableResult
 public func CFErrorGetDomain(_ err: CFError!) -> CFErrorDomain! { NSString(string: err.domain) }
 /// The error's user-info dictionary.
+@discardableResult
 public func CFErrorCopyUserInfo(_ err: CFError!) -> CFDictionary! { NSDictionary(dictionary: err.userInfo) }
 
 /// A C boolean, as Apple's C APIs hand it to Swift.

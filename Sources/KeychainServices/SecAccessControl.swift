@@ -59,6 +59,7 @@ public typealias SecAccessControlRef = SecAccessControl
 /// Fails (nil, with an `NSOSStatusErrorDomain` error of `errSecParam`) for a protection that is
 /// not an accessibility class, `.or` with `.and`, `.biometryAny` with `.biometryCurrentSet`, or
 /// `.userPresence` with another constraint, as Apple's validation does.
+@discardableResult
 public func SecAccessControlCreateWithFlags(_ allocator: CFAllocator?, _ protection: CFTypeRef,
                                             _ flags: SecAccessControlCreateFlags,
                                             _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecAccessControl? {

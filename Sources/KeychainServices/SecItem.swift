@@ -10,6 +10,7 @@ import KeychainStore
 ///
 /// Unlike iOS, where a `kSecMatch*` key makes Add report success without storing anything, match
 /// keys are ignored and the item is stored, as macOS does (docs/compatibility.md).
+@discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(attributes, for: .add)
@@ -33,6 +34,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// Without `kSecMatchLimit` at most one item is returned; `kSecMatchLimitAll` returns an array in
 /// the order the items were added. Without `kSecAttrSynchronizable`, only items that are not
 /// synchronizable match. When nothing matches, `errSecItemNotFound` and `result` is untouched.
+@discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(query, for: .copyMatching)
@@ -47,6 +49,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///
 /// `errSecItemNotFound` when nothing matches; `errSecDuplicateItem` (and no change at all) when
 /// the new attributes would collide with another item.
+@discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(query, for: .update)
@@ -62,6 +65,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// Deletes every item matching `query`; `errSecItemNotFound` when nothing matches.
 ///
 /// `kSecUseTombstones` set to true leaves a tombstone for each deleted item.
+@discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(query, for: .delete)

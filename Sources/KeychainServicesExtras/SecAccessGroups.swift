@@ -14,6 +14,7 @@ public func SecAccessGroupsSetCurrent(_ accessGroups: CFArray) {
 }
 
 /// This process's access groups, in order.
+@discardableResult
 public func SecAccessGroupsGetCurrent() -> CFArray {
     NSArray(array: AccessGroupConfiguration.current())
 }

@@ -11,6 +11,7 @@ import KeychainStore
 /// password protects are replaced and their items re-encrypted, all or nothing, so an old copy of
 /// the file and the old password open nothing written since. The keychain is unlocked afterwards. (Apple's private
 /// interface of the same name and shape.)
+@discardableResult
 public func SecKeychainChangePassword(_ keychain: SecKeychain?, _ oldPasswordLength: UInt32, _ oldPassword: UnsafeRawPointer?,
                                       _ newPasswordLength: UInt32, _ newPassword: UnsafeRawPointer?) -> OSStatus {
     var old = bytes(oldPassword, oldPasswordLength), new = bytes(newPassword, newPasswordLength)
@@ -24,6 +25,7 @@ public func SecKeychainChangePassword(_ keychain: SecKeychain?, _ oldPasswordLen
 /// and must be unlocked (`errSecInteractionNotAllowed` otherwise);
 /// `errSecDuplicateKeychain` if the destination exists. Open the backup with `SecKeychainOpen` and
 /// `SecKeychainUnlock`.
+@discardableResult
 public func SecKeychainBackup(_ keychain: SecKeychain?, _ destinationPath: UnsafePointer<CChar>) -> OSStatus {
     let destination = String(cString: destinationPath)
     return withDatabase(keychain) { database throws(StoreError) in try database.backup(to: destination) }

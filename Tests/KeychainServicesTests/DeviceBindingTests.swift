@@ -130,7 +130,7 @@ struct DeviceBindingTests {
             #expect((before[2] == after[2]) == !protected, "\(keyClass) secret")
         }
         // The old wrapped keys and the old blobs are gone from the file and its log.
-        let bytes = try [file, file + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
+        let bytes = [file, file + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
         for row in keybagBefore where row[1].text == "device+password" {
             #expect(bytes.range(of: try #require(row[2].blob)) == nil, "an old wrapped \(row[0].text ?? "") key is still in the file")
         }

@@ -61,7 +61,7 @@ struct FormatMigrationTests {
         for account in ["ak", "ck", "dk", "aku", "cku", "dku", "akpu"].map({ $0 + "-item" }) {
             #expect(readIn(keychain, account) == errSecSuccess, "\(account)")
         }
-        let bytes = try [file, file + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
+        let bytes = [file, file + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
         for row in oldRows { #expect(bytes.range(of: try #require(row[0].blob)) == nil, "a password-only key is still in the file") }
         // And it keeps working after a restart of this process (a new open).
         KeychainRegistry.shared.closeAll()

@@ -8,6 +8,7 @@ import KeychainStore
 /// no password and `promptUser`, the call fails with `errSecInteractionNotAllowed`: there is no
 /// dialog to ask in. The new keychain joins the search list. `errSecDuplicateKeychain` if a
 /// keychain is already there.
+@discardableResult
 public func SecKeychainCreate(_ pathName: UnsafePointer<CChar>, _ passwordLength: UInt32, _ password: UnsafeRawPointer?,
                               _ promptUser: Bool, _ initialAccess: SecAccess?,
                               _ keychain: UnsafeMutablePointer<SecKeychain?>) -> OSStatus {
@@ -31,6 +32,7 @@ public func SecKeychainCreate(_ pathName: UnsafePointer<CChar>, _ passwordLength
 
 /// A reference to the keychain at a path (or a name in the keychain home). Succeeds whether or not
 /// the file exists; using a reference to a missing file gives `errSecNoSuchKeychain`.
+@discardableResult
 public func SecKeychainOpen(_ pathName: UnsafePointer<CChar>, _ keychain: UnsafeMutablePointer<SecKeychain?>) -> OSStatus {
     secCall { () throws(SecStatusError) in
         keychain.pointee = SecKeychain(path: FileKeychains.path(for: String(cString: pathName), in: try FileKeychains.home()))
@@ -39,6 +41,7 @@ public func SecKeychainOpen(_ pathName: UnsafePointer<CChar>, _ keychain: Unsafe
 
 /// Deletes a keychain's file (or each of an array's), and takes it out of the search list and,
 /// if it was the default, the default reverts to the login keychain.
+@discardableResult
 public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let (home, preferences) = try FileKeychains.preferences()
@@ -55,6 +58,7 @@ public func SecKeychainDelete(_ keychainOrArray: SecKeychain?) -> OSStatus {
 ///
 /// With `usePassword` false the system would ask the user; here that is
 /// `errSecInteractionNotAllowed` unless the keychain has no password.
+@discardableResult
 public func SecKeychainUnlock(_ keychain: SecKeychain?, _ passwordLength: UInt32, _ password: UnsafeRawPointer?,
                               _ usePassword: Bool) -> OSStatus {
     secCall { () throws(SecStatusError) in
@@ -73,6 +77,7 @@ public func SecKeychainUnlock(_ keychain: SecKeychain?, _ passwordLength: UInt32
 
 /// Locks a keychain (nil: the default): its when-unlocked items become unreadable until it is
 /// unlocked again. A keychain without a password stays unlocked.
+@discardableResult
 public func SecKeychainLock(_ keychain: SecKeychain?) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let database = try FileKeychains.database(keychain)
@@ -81,11 +86,13 @@ public func SecKeychainLock(_ keychain: SecKeychain?) -> OSStatus {
 }
 
 /// Locks every keychain this process has open.
+@discardableResult
 public func SecKeychainLockAll() -> OSStatus {
     secCall { () throws(SecStatusError) in try engine { () throws(StoreError) in try Backends.lockAll() } }
 }
 
 /// The keychain's state: `kSecUnlockStateStatus`, `kSecReadPermStatus`, `kSecWritePermStatus`.
+@discardableResult
 public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: UnsafeMutablePointer<SecKeychainStatus>) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let database = try FileKeychains.database(keychain)
@@ -99,6 +106,7 @@ public func SecKeychainGetStatus(_ keychain: SecKeychain?, _ keychainStatus: Uns
 
 /// Copies the keychain's path, NUL-terminated, into `pathName` (`ioPathLength` bytes long); sets
 /// `ioPathLength` to the path's length. `errSecBufferTooSmall` if it does not fit.
+@discardableResult
 public func SecKeychainGetPath(_ keychain: SecKeychain?, _ ioPathLength: UnsafeMutablePointer<UInt32>,
                                _ pathName: UnsafeMutablePointer<CChar>) -> OSStatus {
     secCall { () throws(SecStatusError) in
@@ -115,6 +123,7 @@ public func SecKeychainGetPath(_ keychain: SecKeychain?, _ ioPathLength: UnsafeM
 }
 
 /// The default keychain, where items are added when a call names no keychain.
+@discardableResult
 public func SecKeychainCopyDefault(_ keychain: UnsafeMutablePointer<SecKeychain?>) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let (home, preferences) = try FileKeychains.preferences()
@@ -123,6 +132,7 @@ public func SecKeychainCopyDefault(_ keychain: UnsafeMutablePointer<SecKeychain?
 }
 
 /// Makes a keychain the default (nil: the login keychain again).
+@discardableResult
 public func SecKeychainSetDefault(_ keychain: SecKeychain?) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let (home, preferences) = try FileKeychains.preferences()
@@ -136,6 +146,7 @@ public func SecKeychainSetDefault(_ keychain: SecKeychain?) -> OSStatus {
 }
 
 /// The search list: the keychains searched when a call names none, in order.
+@discardableResult
 public func SecKeychainCopySearchList(_ searchList: UnsafeMutablePointer<CFArray?>) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let (home, preferences) = try FileKeychains.preferences()
@@ -144,6 +155,7 @@ public func SecKeychainCopySearchList(_ searchList: UnsafeMutablePointer<CFArray
 }
 
 /// Replaces the search list with an array of keychains.
+@discardableResult
 public func SecKeychainSetSearchList(_ searchList: CFArray) -> OSStatus {
     secCall { () throws(SecStatusError) in
         var paths: [String] = []
@@ -159,6 +171,7 @@ public func SecKeychainSetSearchList(_ searchList: CFArray) -> OSStatus {
 }
 
 /// The keychain's lock settings. Set `version` to `SEC_KEYCHAIN_SETTINGS_VERS1` first.
+@discardableResult
 public func SecKeychainCopySettings(_ keychain: SecKeychain?, _ outSettings: UnsafeMutablePointer<SecKeychainSettings>) -> OSStatus {
     secCall { () throws(SecStatusError) in
         guard outSettings.pointee.version == SEC_KEYCHAIN_SETTINGS_VERS1 else { throw .param("unknown settings version") }
@@ -172,6 +185,7 @@ public func SecKeychainCopySettings(_ keychain: SecKeychain?, _ outSettings: Uns
 
 /// Changes the keychain's lock settings: with `useLockInterval`, it locks after `lockInterval`
 /// seconds without a call, in every process that has it open.
+@discardableResult
 public func SecKeychainSetSettings(_ keychain: SecKeychain?, _ newSettings: UnsafePointer<SecKeychainSettings>) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let settings = newSettings.pointee
@@ -187,12 +201,14 @@ public func SecKeychainSetSettings(_ keychain: SecKeychain?, _ newSettings: Unsa
 
 /// Whether keychain functions may show a dialog. Recorded and returned: no dialog is ever shown
 /// here, so a call that would need one fails with `errSecInteractionNotAllowed` either way.
+@discardableResult
 public func SecKeychainSetUserInteractionAllowed(_ state: Bool) -> OSStatus {
     FileKeychains.userInteractionAllowed.withLock { $0 = state }
     return errSecSuccess
 }
 
 /// See ``SecKeychainSetUserInteractionAllowed(_:)``.
+@discardableResult
 public func SecKeychainGetUserInteractionAllowed(_ state: UnsafeMutablePointer<DarwinBoolean>) -> OSStatus {
     state.pointee = DarwinBoolean(FileKeychains.userInteractionAllowed.withLock { $0 })
     return errSecSuccess

@@ -2,6 +2,7 @@ import Foundation
 import KeychainStore
 
 /// Adds a generic password to a keychain (nil: the default keychain).
+@discardableResult
 public func SecKeychainAddGenericPassword(_ keychain: SecKeychain?, _ serviceNameLength: UInt32, _ serviceName: UnsafePointer<CChar>?,
                                           _ accountNameLength: UInt32, _ accountName: UnsafePointer<CChar>?,
                                           _ passwordLength: UInt32, _ passwordData: UnsafeRawPointer,
@@ -15,6 +16,7 @@ public func SecKeychainAddGenericPassword(_ keychain: SecKeychain?, _ serviceNam
 /// Finds the first generic password with this service and account (a null or empty one matches
 /// any) in a keychain, an array of keychains, or (nil) the search list. The password comes back
 /// in a buffer to release with ``SecKeychainItemFreeContent(_:_:)``.
+@discardableResult
 public func SecKeychainFindGenericPassword(_ keychainOrArray: CFTypeRef?, _ serviceNameLength: UInt32, _ serviceName: UnsafePointer<CChar>?,
                                            _ accountNameLength: UInt32, _ accountName: UnsafePointer<CChar>?,
                                            _ passwordLength: UnsafeMutablePointer<UInt32>?,
@@ -27,6 +29,7 @@ public func SecKeychainFindGenericPassword(_ keychainOrArray: CFTypeRef?, _ serv
 }
 
 /// Adds an internet password to a keychain (nil: the default keychain).
+@discardableResult
 public func SecKeychainAddInternetPassword(_ keychain: SecKeychain?, _ serverNameLength: UInt32, _ serverName: UnsafePointer<CChar>?,
                                            _ securityDomainLength: UInt32, _ securityDomain: UnsafePointer<CChar>?,
                                            _ accountNameLength: UInt32, _ accountName: UnsafePointer<CChar>?,
@@ -44,6 +47,7 @@ public func SecKeychainAddInternetPassword(_ keychain: SecKeychain?, _ serverNam
 
 /// Finds the first internet password matching the given attributes (null, empty, zero or `.any`
 /// ones match anything).
+@discardableResult
 public func SecKeychainFindInternetPassword(_ keychainOrArray: CFTypeRef?, _ serverNameLength: UInt32, _ serverName: UnsafePointer<CChar>?,
                                             _ securityDomainLength: UInt32, _ securityDomain: UnsafePointer<CChar>?,
                                             _ accountNameLength: UInt32, _ accountName: UnsafePointer<CChar>?,
@@ -62,6 +66,7 @@ public func SecKeychainFindInternetPassword(_ keychainOrArray: CFTypeRef?, _ ser
 
 /// Changes an item's attributes (a list of tagged buffers, may be nil) and, when `data` is not
 /// nil, its password. Attribute tags are ``SecItemAttr`` raw values.
+@discardableResult
 public func SecKeychainItemModifyAttributesAndData(_ itemRef: SecKeychainItem, _ attrList: UnsafePointer<SecKeychainAttributeList>?,
                                                    _ length: UInt32, _ data: UnsafeRawPointer?) -> OSStatus {
     secCall { () throws(SecStatusError) in
@@ -82,6 +87,7 @@ public func SecKeychainItemModifyAttributesAndData(_ itemRef: SecKeychainItem, _
 }
 
 /// Deletes an item from its keychain.
+@discardableResult
 public func SecKeychainItemDelete(_ itemRef: SecKeychainItem) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let (database, query) = try LegacyItems.locate(itemRef)
@@ -94,6 +100,7 @@ public func SecKeychainItemDelete(_ itemRef: SecKeychainItem) -> OSStatus {
 /// Releases a password buffer returned by a find function (its bytes are zeroed first).
 ///
 /// Attribute lists are only ever allocated by the caller here, so `attrList` is not touched.
+@discardableResult
 public func SecKeychainItemFreeContent(_ attrList: UnsafeMutablePointer<SecKeychainAttributeList>?,
                                        _ data: UnsafeMutableRawPointer?) -> OSStatus {
     if let data { PasswordBuffers.release(data) }
