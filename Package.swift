@@ -6,173 +6,202 @@ let strictSwift: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// Where the keychain comes from. On Linux: Keyhaven's engine, and `KeychainServices` is Apple's API
+// over it. On Apple platforms: Apple's own keychain; `KeychainServices` re-exports the Security
+// framework and none of the engine is built (swift-crypto's model for CryptoKit). Every product
+// exists on both, with the same name, so a cross-platform package names them unconditionally.
+// KEYHAVEN_MANIFEST_PLATFORM=apple makes a Linux host take the Apple branch (the manifest tests
+// check it; its sources need Apple's SDK to compile).
+#if os(Linux)
+let buildsEngine = Context.environment["KEYHAVEN_MANIFEST_PLATFORM"] != "apple"
+#else
+let buildsEngine = false
+#endif
+
+let products: [Product] = [
+    .library(name: "KeychainServices", targets: ["KeychainServices"]),
+    .library(name: "KeychainServicesExtras", targets: ["KeychainServicesExtras"]),
+    .library(name: "Keyhaven", targets: ["Keyhaven"]),
+    // Code written for Apple platforms says `import Security`. On Linux this product's module of
+    // that name re-exports the mirror, so wrappers build without edits; on Apple platforms the
+    // name belongs to Apple's framework, so the product is `KeychainServices`, which re-exports it.
+    .library(name: "Security", targets: [buildsEngine ? "Security" : "KeychainServices"]),
+    .executable(name: "keyhaven-example", targets: ["keyhaven-example"]),
+]
+
+/// The Apple branch: three small modules over Apple's Security framework (Sources/Apple).
+let appleTargets: [Target] = [
+    .target(name: "KeychainServices", path: "Sources/Apple/KeychainServices", swiftSettings: strictSwift),
+    .target(name: "KeychainServicesExtras", dependencies: ["KeychainServices"], path: "Sources/Apple/KeychainServicesExtras",
+            swiftSettings: strictSwift),
+    .target(name: "Keyhaven", dependencies: ["KeychainServices"], swiftSettings: strictSwift),
+    .executableTarget(name: "keyhaven-example", dependencies: ["KeychainServices"], swiftSettings: strictSwift),
+]
+
+let linuxTargets: [Target] = [
+    // The system SQLite (Debian: libsqlite3-dev). Only KeychainStore/SQLite touches it.
+    .systemLibrary(
+        name: "CSQLite",
+        pkgConfig: "sqlite3",
+        providers: [.apt(["libsqlite3-dev"])]
+    ),
+    // A SQLite VFS that fails chosen I/O calls: the reliability suite's fault injection, armed
+    // only by debug builds' tests (KeychainStore's SQLiteFaults).
+    .target(
+        name: "CSQLiteFaults",
+        dependencies: ["CSQLite"]
+    ),
+    // Process hardening for the agent: not dumpable, no core file, freed memory overwritten.
+    .target(name: "CHardening"),
+    // The engine's plain types: errors, the item model, the keychain home, the wire format.
+    // No crypto, no SQLite: the command and the agent client link only this.
+    .target(
+        name: "KeychainModel",
+        swiftSettings: strictSwift
+    ),
+    // The engine: schema, encryption, keybag, SQLite. Package-internal.
+    .target(
+        name: "KeychainStore",
+        dependencies: [
+            "KeychainModel",
+            "CSQLite",
+            "CSQLiteFaults",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ],
+        swiftSettings: strictSwift
+    ),
+    // The mirror of Apple's Keychain Services: Apple's names and signatures only.
+    .target(
+        name: "KeychainServices",
+        dependencies: ["KeychainStore", "KeyhavenAgentClient"],
+        swiftSettings: strictSwift
+    ),
+    // Linux-only additions: the caller's access groups, the keychain home.
+    .target(
+        name: "KeychainServicesExtras",
+        dependencies: ["KeychainServices", "KeychainStore"],
+        swiftSettings: strictSwift
+    ),
+    // The Swift API (SAMKeychain's and FXKeychain's shapes). Imports only KeychainServices, so it
+    // would build unchanged against Apple's Security framework.
+    .target(
+        name: "Keyhaven",
+        dependencies: ["KeychainServices"],
+        swiftSettings: strictSwift
+    ),
+    // The agent protocol and its blocking client (no event loop: the command starts fast).
+    .target(
+        name: "KeyhavenAgentClient",
+        dependencies: ["KeychainModel"],
+        swiftSettings: strictSwift
+    ),
+    // The agent: holds unlocked keychains for a user's processes, on a Unix socket (SwiftNIO).
+    .target(
+        name: "KeyhavenAgent",
+        dependencies: [
+            "KeychainStore", "KeyhavenAgentClient", "CHardening",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ],
+        swiftSettings: strictSwift
+    ),
+    .executableTarget(
+        name: "keyhavend",
+        dependencies: ["KeyhavenAgent"],
+        swiftSettings: strictSwift
+    ),
+    // The command, macOS security(1)'s subcommands over the agent.
+    .target(
+        name: "KeyhavenCLI",
+        dependencies: [
+            "KeychainModel", "KeyhavenAgentClient",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
+        swiftSettings: strictSwift
+    ),
+    .executableTarget(
+        name: "keyhaven",
+        dependencies: ["KeyhavenCLI"],
+        swiftSettings: strictSwift
+    ),
+    .executableTarget(
+        name: "keyhaven-example",
+        dependencies: ["KeychainServices"],
+        swiftSettings: strictSwift
+    ),
+    // Driven by the multi-process tests: performs keychain operations in a separate process.
+    .executableTarget(
+        name: "keyhaven-test-helper",
+        dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainModel", "KeyhavenAgentClient"],
+        swiftSettings: strictSwift
+    ),
+    // libFuzzer targets (scripts/fuzz.sh); a normal build replays saved inputs.
+    .executableTarget(
+        name: "keyhaven-fuzz",
+        dependencies: ["KeychainServices", "KeychainStore", "KeyhavenAgentClient", .product(name: "Crypto", package: "swift-crypto")],
+        swiftSettings: strictSwift
+    ),
+    // Shared by the test targets: a fresh keychain home per test, one test at a time.
+    .target(
+        name: "KeychainTestSupport",
+        dependencies: ["KeychainStore", "KeychainServicesExtras"],
+        path: "Tests/KeychainTestSupport",
+        swiftSettings: strictSwift
+    ),
+    .testTarget(
+        name: "KeyhavenCLITests",
+        dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenCLI", "KeychainTestSupport", "keyhaven", "keyhavend",
+                       "keyhaven-test-helper", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        swiftSettings: strictSwift
+    ),
+    .testTarget(
+        name: "KeyhavenTests",
+        dependencies: ["Keyhaven", "KeychainServices", "KeychainServicesExtras", "KeychainTestSupport"],
+        swiftSettings: strictSwift
+    ),
+    .testTarget(
+        name: "KeychainStoreTests",
+        dependencies: ["KeychainStore", "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+        swiftSettings: strictSwift
+    ),
+    .testTarget(
+        name: "KeychainServicesTests",
+        dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper",
+                       "keyhavend", "Security"],
+        swiftSettings: strictSwift
+    ),
+    // Calls Apple's functions the way wrapper code does; warnings are errors here, so a status
+    // that could not be discarded (C imports allow it) fails the build.
+    .testTarget(
+        name: "WrapperStyleTests",
+        dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainTestSupport"],
+        swiftSettings: strictSwift + [.unsafeFlags(["-warnings-as-errors"])]
+    ),
+    // Crashes, concurrency and tampering (docs/reliability.md); KEYHAVEN_RELIABILITY=full for the long runs.
+    .testTarget(
+        name: "ReliabilityTests",
+        dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper",
+                       "keyhaven-fuzz"],
+        swiftSettings: strictSwift
+    ),
+    // `import Security` on Linux: the mirror under the name Apple-platform code uses.
+    .target(name: "Security", dependencies: ["KeychainServices"], swiftSettings: strictSwift),
+    // The manifest's promise: every product on every platform, and the porting guide's recipe.
+    .testTarget(
+        name: "PortingRecipeTests",
+        dependencies: ["Security", "KeychainServicesExtras", "KeychainTestSupport"],
+        swiftSettings: strictSwift
+    ),
+]
+
 let package = Package(
     name: "keyhaven",
-    products: [
-        .library(name: "KeychainServices", targets: ["KeychainServices"]),
-        .library(name: "KeychainServicesExtras", targets: ["KeychainServicesExtras"]),
-        .library(name: "Keyhaven", targets: ["Keyhaven"]),
-        .executable(name: "keyhaven-example", targets: ["keyhaven-example"]),
-    ],
-    dependencies: [
+    products: products,
+    dependencies: buildsEngine ? [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.70.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
-    ],
-    targets: [
-        // The system SQLite (Debian: libsqlite3-dev). Only KeychainStore/SQLite touches it.
-        .systemLibrary(
-            name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
-        // A SQLite VFS that fails chosen I/O calls: the reliability suite's fault injection, armed
-        // only by debug builds' tests (KeychainStore's SQLiteFaults).
-        .target(
-            name: "CSQLiteFaults",
-            dependencies: ["CSQLite"]
-        ),
-        // Process hardening for the agent: not dumpable, no core file, freed memory overwritten.
-        .target(name: "CHardening"),
-        // The engine's plain types: errors, the item model, the keychain home, the wire format.
-        // No crypto, no SQLite: the command and the agent client link only this.
-        .target(
-            name: "KeychainModel",
-            swiftSettings: strictSwift
-        ),
-        // The engine: schema, encryption, keybag, SQLite. Package-internal.
-        .target(
-            name: "KeychainStore",
-            dependencies: [
-                "KeychainModel",
-                "CSQLite",
-                "CSQLiteFaults",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        // The mirror of Apple's Keychain Services: Apple's names and signatures only.
-        .target(
-            name: "KeychainServices",
-            dependencies: ["KeychainStore", "KeyhavenAgentClient"],
-            swiftSettings: strictSwift
-        ),
-        // Linux-only additions: the caller's access groups, the keychain home.
-        .target(
-            name: "KeychainServicesExtras",
-            dependencies: ["KeychainServices", "KeychainStore"],
-            swiftSettings: strictSwift
-        ),
-        // The Swift API (SAMKeychain's and FXKeychain's shapes). Imports only KeychainServices, so it
-        // would build unchanged against Apple's Security framework.
-        .target(
-            name: "Keyhaven",
-            dependencies: ["KeychainServices"],
-            swiftSettings: strictSwift
-        ),
-        // The agent protocol and its blocking client (no event loop: the command starts fast).
-        .target(
-            name: "KeyhavenAgentClient",
-            dependencies: ["KeychainModel"],
-            swiftSettings: strictSwift
-        ),
-        // The agent: holds unlocked keychains for a user's processes, on a Unix socket (SwiftNIO).
-        .target(
-            name: "KeyhavenAgent",
-            dependencies: [
-                "KeychainStore", "KeyhavenAgentClient", "CHardening",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .executableTarget(
-            name: "keyhavend",
-            dependencies: ["KeyhavenAgent"],
-            swiftSettings: strictSwift
-        ),
-        // The command, macOS security(1)'s subcommands over the agent.
-        .target(
-            name: "KeyhavenCLI",
-            dependencies: [
-                "KeychainModel", "KeyhavenAgentClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: strictSwift
-        ),
-        .executableTarget(
-            name: "keyhaven",
-            dependencies: ["KeyhavenCLI"],
-            swiftSettings: strictSwift
-        ),
-        .executableTarget(
-            name: "keyhaven-example",
-            dependencies: ["KeychainServices"],
-            swiftSettings: strictSwift
-        ),
-        // Driven by the multi-process tests: performs keychain operations in a separate process.
-        .executableTarget(
-            name: "keyhaven-test-helper",
-            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainModel", "KeyhavenAgentClient"],
-            swiftSettings: strictSwift
-        ),
-        // libFuzzer targets (scripts/fuzz.sh); a normal build replays saved inputs.
-        .executableTarget(
-            name: "keyhaven-fuzz",
-            dependencies: ["KeychainServices", "KeychainStore", "KeyhavenAgentClient", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: strictSwift
-        ),
-        // Shared by the test targets: a fresh keychain home per test, one test at a time.
-        .target(
-            name: "KeychainTestSupport",
-            dependencies: ["KeychainStore", "KeychainServicesExtras"],
-            path: "Tests/KeychainTestSupport",
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "KeyhavenCLITests",
-            dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenCLI", "KeychainTestSupport", "keyhaven", "keyhavend",
-                           "keyhaven-test-helper", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "KeyhavenTests",
-            dependencies: ["Keyhaven", "KeychainServices", "KeychainServicesExtras", "KeychainTestSupport"],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "KeychainStoreTests",
-            dependencies: ["KeychainStore", "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: strictSwift
-        ),
-        .testTarget(
-            name: "KeychainServicesTests",
-            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper",
-                           "keyhavend"],
-            swiftSettings: strictSwift
-        ),
-        // Calls Apple's functions the way wrapper code does; warnings are errors here, so a status
-        // that could not be discarded (C imports allow it) fails the build.
-        .testTarget(
-            name: "WrapperStyleTests",
-            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainTestSupport"],
-            swiftSettings: strictSwift + [.unsafeFlags(["-warnings-as-errors"])]
-        ),
-        // Crashes, concurrency and tampering (docs/reliability.md); KEYHAVEN_RELIABILITY=full for the long runs.
-        .testTarget(
-            name: "ReliabilityTests",
-            dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper",
-                           "keyhaven-fuzz"],
-            swiftSettings: strictSwift
-        ),
-    ]
+    ] : [],
+    targets: buildsEngine ? linuxTargets : appleTargets
 )
-
-#if os(Linux)
-// On Linux, code written for Apple platforms says `import Security`: give it the mirror under that
-// name, so wrappers build without edits. (On Apple platforms the name belongs to Apple's framework.)
-package.products.append(.library(name: "Security", targets: ["Security"]))
-package.targets.append(.target(name: "Security", dependencies: ["KeychainServices"], swiftSettings: strictSwift))
-package.targets.first { $0.name == "KeychainServicesTests" }?.dependencies.append("Security")
-#endif
