@@ -128,7 +128,7 @@ final class AgentHandler: ChannelInboundHandler {
         pool.runIfActive(eventLoop: context.eventLoop) { () -> [UInt8] in
             AgentFraming.encode(service.respond(to: request, forHome: home))
         }.whenComplete { result in
-            let (handler, context) = loopBound.value
+            let context = loopBound.value.1
             guard case .success(var bytes) = result, !bytes.isEmpty else {
                 context.close(promise: nil)
                 return
@@ -137,7 +137,6 @@ final class AgentHandler: ChannelInboundHandler {
             written.futureResult.whenComplete { _ in loopBound.value.0.finished(context: loopBound.value.1) }
             context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: bytes)), promise: written)
             zeroize(&bytes)
-            _ = handler
             if case .shutdown = request { shutdown() }
         }
     }

@@ -117,4 +117,27 @@ struct FormatMigrationTests {
         KeychainRegistry.shared.closeAll()
         #expect(copy(genericPassword("kept", [K.returnData: true])).0 == errSecSuccess)
     }
+
+    @Test("A format-2 file relabelled as format 1 (to escape the header's MAC) opens nothing and is not rewritten")
+    func downgradeRefused() throws {
+        for password in ["pw", nil] as [String?] {
+            let keychain = try createKeychain("downgraded-\(password ?? "none")", password: password)
+            var settings = SecKeychainSettings(version: SEC_KEYCHAIN_SETTINGS_VERS1, lockOnSleep: false, useLockInterval: true, lockInterval: 60)
+            #expect(SecKeychainSetSettings(keychain, &settings) == errSecSuccess)
+            #expect(addIn(keychain, "dk-item", kSecAttrAccessibleAlways) == errSecSuccess)
+            #expect(addIn(keychain, "ak-item", kSecAttrAccessibleWhenUnlocked) == errSecSuccess)
+            let file = path(of: keychain)!
+            KeychainRegistry.shared.closeAll()
+            let raw = try SQLiteConnection(path: file, create: false)
+            try raw.execute("UPDATE keychain SET value = 1 WHERE name = 'format'; DELETE FROM keychain WHERE name = 'mac'")
+            try raw.prepare("UPDATE keychain SET value = ? WHERE name = 'settings'").run([.blob(Data(LockSettings().encoded))])
+            let snapshot = { try raw.prepare("SELECT * FROM genp ORDER BY rowid").rows() + raw.prepare("SELECT * FROM keybag ORDER BY keyclass, protection").rows() + raw.prepare("SELECT * FROM keychain ORDER BY name").rows() }
+            let before = try snapshot()
+            #expect(readIn(keychain, "dk-item") != errSecSuccess)
+            if let password { #expect(unlock(keychain, password) == errSecDecode) }
+            #expect(readIn(keychain, "ak-item") != errSecSuccess)
+            KeychainRegistry.shared.closeAll()
+            #expect(try snapshot() == before, "the relabelled file was rewritten")
+        }
+    }
 }

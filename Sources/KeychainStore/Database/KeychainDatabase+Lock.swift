@@ -28,7 +28,7 @@ extension KeychainDatabase {
                 try session.adopt(passwordKey: passwordKey)
             } else {
                 let locking = try Keybag.open(.devicePassword, in: session.connection, keychainID: session.keychainID,
-                                              deviceKey: session.deviceKey, passwordKey: passwordKey)
+                                              format: session.format, deviceKey: session.deviceKey, passwordKey: passwordKey)
                 session.keys.insertClassKeys(locking)
             }
             session.unlocked = true
@@ -100,9 +100,9 @@ extension KeychainDatabase.Session {
     /// Every key of the keychain, opened with the device key and (when there is one) the password key.
     /// Refused while any class key is damaged: rewriting the keybag would drop it for good.
     func allKeys(passwordKey: SymmetricKey?) throws(StoreError) -> [String: SymmetricKey] {
-        var opened = try Keybag.open(.device, in: connection, keychainID: keychainID, deviceKey: deviceKey, passwordKey: nil)
+        var opened = try Keybag.open(.device, in: connection, keychainID: keychainID, format: format, deviceKey: deviceKey, passwordKey: nil)
         if let passwordKey {
-            let locking = try Keybag.open(.devicePassword, in: connection, keychainID: keychainID,
+            let locking = try Keybag.open(.devicePassword, in: connection, keychainID: keychainID, format: format,
                                           deviceKey: deviceKey, passwordKey: passwordKey)
             opened.keys.merge(locking.keys) { _, new in new }
             opened.damaged.formUnion(locking.damaged)
@@ -122,7 +122,7 @@ extension KeychainDatabase.Session {
         guard travels > 0 else {
             throw StoreError(.decode, "this keychain opens only on the machine that made it; to move it, make a backup there (SecKeychainBackup)")
         }
-        let opened = try Keybag.open(.password, in: connection, keychainID: keychainID, deviceKey: nil, passwordKey: passwordKey)
+        let opened = try Keybag.open(.password, in: connection, keychainID: keychainID, format: format, deviceKey: nil, passwordKey: passwordKey)
         guard opened.damaged.isEmpty, let index = opened.keys[Keybag.indexKeyName] else {
             throw StoreError(.decode, "the keybag is damaged; the keychain cannot be adopted")
         }
@@ -134,7 +134,8 @@ extension KeychainDatabase.Session {
         let adopted = keys
         try connection.transaction(immediate: true) { () throws(StoreError) in
             try deleteItems(of: deviceOnly)
-            try Keybag.write(adopted, in: connection, keychainID: keychainID, deviceKey: deviceKey, passwordKey: passwordKey)
+            // In the file's own format: a format-1 copy is migrated right after, by the unlock.
+            try Keybag.write(adopted, in: connection, keychainID: keychainID, deviceKey: deviceKey, passwordKey: passwordKey, format: format)
         }
         self.keys = UnlockedKeys(adopted, hasPassword: true)
         foreign = false

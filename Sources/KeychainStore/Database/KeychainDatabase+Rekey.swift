@@ -119,7 +119,7 @@ extension KeychainDatabase.Session {
         if let index = keys.index { try HeaderSeal.verify(header, index: index) }
         settings = header.settings
         guard header.epoch != epoch || header.format != format || header.kdf != kdf, !foreign else { return }
-        let opened = try Keybag.open(.device, in: connection, keychainID: keychainID, deviceKey: deviceKey, passwordKey: nil)
+        let opened = try Keybag.open(.device, in: connection, keychainID: keychainID, format: header.format, deviceKey: deviceKey, passwordKey: nil)
         keys = UnlockedKeys(opened, hasPassword: header.kdf != nil)
         (kdf, format, epoch, passwordKey, unlocked) = (header.kdf, header.format, header.epoch, nil, header.kdf == nil)
     }

@@ -38,7 +38,7 @@ enum KeychainFile {
         // device key once its password opens it. Without a password, the device key is the only key.
         let deviceKey = try DeviceKey.load(home: home, create: header.kdf != nil)
         do throws(StoreError) {
-            let keys = try Keybag.open(.device, in: connection, keychainID: header.id, deviceKey: deviceKey, passwordKey: nil)
+            let keys = try Keybag.open(.device, in: connection, keychainID: header.id, format: header.format, deviceKey: deviceKey, passwordKey: nil)
             // A backup has no device rows at all: like a copy, only its password opens it.
             guard let index = keys.keys[Keybag.indexKeyName] else { throw StoreError(.decode, "the keybag has no key for this machine") }
             try HeaderSeal.verify(header, index: index)

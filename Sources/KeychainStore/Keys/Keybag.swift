@@ -40,7 +40,7 @@ enum Keybag {
         try connection.execute("DELETE FROM keybag")
         let insert = try connection.prepare("INSERT INTO keybag(keyclass, protection, wrapped) VALUES (?, ?, ?)")
         for (name, key) in keys.sorted(by: { $0.key < $1.key }) where backupKeys.contains(name) {
-            let kek = try self.kek(.password, name, keychainID, deviceKey: nil, passwordKey: passwordKey)
+            let kek = try self.kek(.password, name, keychainID, format: KeychainSchema.formatVersion, deviceKey: nil, passwordKey: passwordKey)
             try insert.run([.text(name), .text(Protection.password.rawValue), .blob(try KeychainCrypto.wrap(key, under: kek))])
         }
     }
@@ -56,12 +56,12 @@ enum Keybag {
 
     /// Replaces the whole keybag with `keys` wrapped as the layout says.
     static func write(_ keys: [String: SymmetricKey], in connection: SQLiteConnection, keychainID: Data,
-                      deviceKey: SymmetricKey, passwordKey: SymmetricKey?) throws(StoreError) {
+                      deviceKey: SymmetricKey, passwordKey: SymmetricKey?, format: Int64 = KeychainSchema.formatVersion) throws(StoreError) {
         try connection.execute("DELETE FROM keybag")
         let insert = try connection.prepare("INSERT INTO keybag(keyclass, protection, wrapped) VALUES (?, ?, ?)")
         for (name, key) in keys.sorted(by: { $0.key < $1.key }) {
             for protection in protections(of: name, hasPassword: passwordKey != nil) {
-                let kek = try self.kek(protection, name, keychainID, deviceKey: deviceKey, passwordKey: passwordKey)
+                let kek = try self.kek(protection, name, keychainID, format: format, deviceKey: deviceKey, passwordKey: passwordKey)
                 try insert.run([.text(name), .text(protection.rawValue), .blob(try KeychainCrypto.wrap(key, under: kek))])
             }
         }
@@ -80,7 +80,7 @@ enum Keybag {
     /// An index key that does not unwrap while other keys do is a damaged keybag:
     /// `.invalidKeychain`. Any other row that does not unwrap is a damaged class key, reported
     /// in ``Opened/damaged``.
-    static func open(_ protection: Protection, in connection: SQLiteConnection, keychainID: Data,
+    static func open(_ protection: Protection, in connection: SQLiteConnection, keychainID: Data, format: Int64,
                      deviceKey: SymmetricKey?, passwordKey: SymmetricKey?) throws(StoreError) -> Opened {
         let rows = try connection.prepare("SELECT keyclass, wrapped FROM keybag WHERE protection = ?").rows([.text(protection.rawValue)])
         var opened = Opened(keys: [:], damaged: [])
@@ -89,7 +89,7 @@ enum Keybag {
             guard let name = row[0].text, let wrapped = row[1].blob, name == indexKeyName || KeyClass(rawValue: name) != nil else {
                 throw StoreError(.decode, "the keybag has a malformed row")
             }
-            let kek = try self.kek(protection, name, keychainID, deviceKey: deviceKey, passwordKey: passwordKey)
+            let kek = try self.kek(protection, name, keychainID, format: format, deviceKey: deviceKey, passwordKey: passwordKey)
             do {
                 opened.keys[name] = try KeychainCrypto.unwrap(wrapped, under: kek)
             } catch {
@@ -104,11 +104,13 @@ enum Keybag {
         return opened
     }
 
-    /// The KEK of one row: bound to the keychain (salt) and the key's name (info), so a wrapped
-    /// key moved to another row or keychain does not unwrap.
-    private static func kek(_ protection: Protection, _ name: String, _ keychainID: Data,
+    /// The KEK of one row: bound to the keychain (salt), the key's name and the file's format
+    /// (info), so a wrapped key moved to another row or keychain does not unwrap, and a file whose
+    /// header claims another format than its keybag was written for opens nothing (a format-2 file
+    /// relabelled as format 1, to escape the header's MAC, is refused, not migrated).
+    private static func kek(_ protection: Protection, _ name: String, _ keychainID: Data, format: Int64,
                             deviceKey: SymmetricKey?, passwordKey: SymmetricKey?) throws(StoreError) -> SymmetricKey {
-        let purpose = "keyhaven/v1/kek/\(protection.rawValue)/\(name)"
+        let purpose = "keyhaven/v\(format >= 2 ? 2 : 1)/kek/\(protection.rawValue)/\(name)"
         switch protection {
         case .device:
             guard let deviceKey else { throw StoreError(.internalError, "no device key") }

@@ -17,7 +17,7 @@ import Synchronization
 package final class LockedKey: Sendable {
     private let slot: LockedKeyArena.Slot
 
-    /// Copies `key` into locked memory.
+    /// Copies `key` (256 bits, as every keychain key is) into locked memory.
     package init(_ key: SymmetricKey) {
         slot = LockedKeyArena.shared.allocate()
         key.withUnsafeBytes { source in
@@ -74,9 +74,13 @@ package final class LockedKeyArena: Sendable {
 
     /// Maps one more page of slots (a mapping is never unmapped: the slots are reused). Returns
     /// whether the page is locked.
+    /// Where no page can be mapped (memory exhausted), the slots come from the heap, unlocked and
+    /// not excluded from dumps but still zeroed when dropped: a key is never refused a place.
     private static func mapPage(into free: inout [UnsafeMutableRawPointer]) -> Bool {
         guard let page = mmap(nil, pageSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), page != MAP_FAILED else {
-            fatalError("cannot map memory for keys")
+            let heap = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: slotSize)
+            for offset in stride(from: 0, to: pageSize, by: slotSize) { free.append(heap + offset) }
+            return false
         }
         _ = madvise(page, pageSize, 16)  // MADV_DONTDUMP
         _ = madvise(page, pageSize, 18)  // MADV_WIPEONFORK
