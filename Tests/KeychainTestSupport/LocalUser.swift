@@ -79,12 +79,15 @@ public struct SharedExecutables: Sendable {
 
 /// Runs a system command as the current user.
 public enum Shell {
-    /// Runs `executable` to its end with `input` on its standard input; its exit status.
+    /// Runs `executable` to its end with `input` on its standard input (and `environment`, when
+    /// given, instead of this process's); its exit status.
     @discardableResult
-    public static func run(_ executable: String, _ arguments: [String], input: String = "") throws -> Int32 {
+    public static func run(_ executable: String, _ arguments: [String], input: String = "",
+                           environment: [String: String]? = nil) throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let stdin = Pipe()
         process.standardInput = stdin
         process.standardOutput = FileHandle.nullDevice
@@ -94,5 +97,39 @@ public enum Shell {
         try stdin.fileHandleForWriting.close()
         process.waitUntilExit()
         return process.terminationStatus
+    }
+}
+
+/// A user's own keychain home and runtime folder (new, temporary, the user's), with the built
+/// executables where the user can run them: what a test needs to run `keyhaven` as that user.
+public struct UserKeychainSession: Sendable {
+    public let user: LocalUser
+    public let binaries: SharedExecutables
+    public let home: String
+    public let runtime: String
+
+    public init(_ user: LocalUser, executables: [String] = ["keyhaven", "keyhavend"]) throws {
+        self.user = user
+        binaries = try SharedExecutables(executables)
+        home = try user.makeFolder(prefix: "keyhaven-\(user.name)-home")
+        runtime = try user.makeFolder(prefix: "keyhaven-\(user.name)-run")
+    }
+
+    /// The user's environment: this session's keychain home and runtime folder.
+    public var environment: [String: String] {
+        ["KEYHAVEN_HOME": home, "XDG_RUNTIME_DIR": runtime, "PATH": "/usr/bin:/bin", "HOME": home]
+    }
+
+    /// Runs the built `keyhaven` as the user.
+    public func keyhaven(_ arguments: String...) throws -> (status: Int32, output: String, error: String) {
+        try user.run(binaries.path("keyhaven"), arguments, environment: environment)
+    }
+
+    /// Stops the user's agent and removes the folders and the copied executables.
+    public func remove() {
+        _ = try? keyhaven("agent", "stop")
+        binaries.remove()
+        try? FileManager.default.removeItem(atPath: home)
+        try? FileManager.default.removeItem(atPath: runtime)
     }
 }

@@ -10,30 +10,17 @@ import Testing
 struct AgentMemoryTests {
     @Test("After lock-keychain -a, a scan of the agent's memory finds neither the password nor the secret")
     func nothingLeftAfterLock() throws {
-        let user = try LocalUser.make("keyhaven-victim")
-        let binaries = try SharedExecutables(["keyhaven", "keyhavend"])
-        let home = try user.makeFolder(prefix: "keyhaven-memory-home")
-        let runtime = try user.makeFolder(prefix: "keyhaven-memory-run")
-        defer {
-            binaries.remove()
-            try? FileManager.default.removeItem(atPath: home)
-            try? FileManager.default.removeItem(atPath: runtime)
-        }
-        let environment = ["KEYHAVEN_HOME": home, "XDG_RUNTIME_DIR": runtime, "PATH": "/usr/bin:/bin", "HOME": home]
-        let keyhaven = binaries.path("keyhaven")
-        func run(_ arguments: String...) throws -> (status: Int32, output: String, error: String) {
-            try user.run(keyhaven, arguments, environment: environment)
-        }
+        let session = try UserKeychainSession(try LocalUser.make("keyhaven-victim"))
+        defer { session.remove() }
         let password = "pw-" + Self.randomText(29)
         let secret = "secret-" + Self.randomText(41)
-        defer { _ = try? run("agent", "stop") }
-        #expect(try run("create-keychain", "-p", password, "vault").status == 0)
-        #expect(try run("add-generic-password", "-a", "memory", "-s", "scan", "-w", secret, "vault").status == 0)
-        #expect(try run("find-generic-password", "-a", "memory", "-w", "vault").output == secret + "\n")
-        #expect(try run("set-keychain-password", "-o", password, "-p", password + "2", "vault").status == 0)
-        #expect(try run("lock-keychain", "-a").status == 0)
+        #expect(try session.keyhaven("create-keychain", "-p", password, "vault").status == 0)
+        #expect(try session.keyhaven("add-generic-password", "-a", "memory", "-s", "scan", "-w", secret, "vault").status == 0)
+        #expect(try session.keyhaven("find-generic-password", "-a", "memory", "-w", "vault").output == secret + "\n")
+        #expect(try session.keyhaven("set-keychain-password", "-o", password, "-p", password + "2", "vault").status == 0)
+        #expect(try session.keyhaven("lock-keychain", "-a").status == 0)
 
-        let pid = try #require(Self.agentProcess(of: user))
+        let pid = try #require(Self.agentProcess(of: session.user))
         // Not dumpable: its /proc files belong to root, not to the user it runs as; no core file.
         var info = stat()
         #expect(stat("/proc/\(pid)/mem", &info) == 0 && info.st_uid == 0, "the agent is dumpable")
