@@ -13,8 +13,9 @@ import NIOPosix
 ///
 /// Requests run on a thread pool (SQLite and scrypt block), so a slow request or a slow client
 /// never holds the event loop, and other clients go on. While a request is being answered the
-/// connection is not read (backpressure): a client that sends without reading the answers fills
-/// its own socket, never the agent's memory. A malformed frame ends this connection; a client
+/// connection is not read (backpressure): of a client that sends without reading the answers, the
+/// agent holds at most one burst of reads (SwiftNIO's 4 x 64 KiB) and one answer, and the rest
+/// stays in the client's own socket. A malformed frame ends this connection; a client
 /// beyond ``AgentFraming/maximumConnections`` is closed at once.
 final class AgentHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
@@ -27,7 +28,8 @@ final class AgentHandler: ChannelInboundHandler {
     private var counted = false
     private var verified = false
     private var busy = false
-    private var pending: [ByteBuffer] = []
+    /// Frames read but not yet answered, oldest first (a burst of small requests can be thousands).
+    private var pending = CircularBuffer<ByteBuffer>()
 
     init(service: AgentService, pool: NIOThreadPool, connections: ConnectionCount, onShutdown: @escaping @Sendable () -> Void) {
         self.service = service

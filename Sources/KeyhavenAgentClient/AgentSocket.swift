@@ -52,9 +52,7 @@ package struct AgentSocket: Sendable, Hashable {
         var info = stat()
         if lstat(folder, &info) != 0 {
             guard errno == ENOENT else { throw FileSecurity.error(errno, "cannot read the folder \(folder)") }
-            let parent = AgentSocket(path: folder)
-            if !parent.folder.isEmpty, parent.folder != folder, access(parent.folder, F_OK) != 0 { try parent.preparePrivateFolder() }
-            if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw FileSecurity.error(errno, "cannot create the folder \(folder)") }
+            try FileSecurity.createMissingPrivateDirectories(folder)
             guard lstat(folder, &info) == 0 else { throw FileSecurity.error(errno, "cannot read the folder \(folder)") }
         }
         if let problem = Self.problem(with: info) {

@@ -233,7 +233,24 @@ struct AgentTests {
         nonBlocking |= O_NONBLOCK
         _ = fcntl(flooding, F_SETFL, nonBlocking)
         let flood = Array(repeating: hello, count: 1_000).flatMap { $0 }
-        for _ in 0..<200 { _ = flood.withUnsafeBytes { send(flooding, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        // Send whatever the socket takes, for a second and a half, then as long again. The agent's
+        // answers fill the client's socket (it never reads them), and from then on the agent reads
+        // nothing more from it: in the second window the socket takes nothing. An agent that kept
+        // reading would go on taking requests (and queueing answers in its memory).
+        func sendFor(_ duration: Duration) -> Int {
+            var accepted = 0
+            let clock = ContinuousClock()
+            let until = clock.now + duration
+            while clock.now < until {
+                let sent = flood.withUnsafeBytes { send(flooding, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if sent > 0 { accepted += sent } else { usleep(10_000) }
+            }
+            return accepted
+        }
+        let filled = sendFor(.milliseconds(1_500))
+        let more = sendFor(.milliseconds(1_500))
+        #expect(filled > 0)
+        #expect(more < 64 << 10, "the agent went on reading a client that does not read its answers (\(more) bytes more)")
         #expect(try AgentClient(socket: socket).send(.hello).home == TestHome.current!.path)
         #expect(try residentKiB(pid) - before < 32 * 1024, "the agent buffered what a client would not read")
         close(flooding)

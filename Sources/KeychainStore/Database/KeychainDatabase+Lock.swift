@@ -126,7 +126,9 @@ extension KeychainDatabase.Session {
         guard opened.damaged.isEmpty, let index = opened.keys[Keybag.indexKeyName] else {
             throw StoreError(.decode, "the keybag is damaged; the keychain cannot be adopted")
         }
-        try HeaderSeal.verify(try KeychainFile.readHeader(connection), index: index)
+        let header = try KeychainFile.readHeader(connection)
+        try HeaderSeal.verify(header, index: index)
+        settings = header.settings
         var keys = opened.keys
         let deviceOnly: [KeyClass] = [.whenUnlockedThisDeviceOnly, .afterFirstUnlockThisDeviceOnly, .alwaysThisDeviceOnly,
                                       .whenPasscodeSetThisDeviceOnly]

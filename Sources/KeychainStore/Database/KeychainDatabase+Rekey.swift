@@ -110,15 +110,20 @@ extension KeychainDatabase.Session {
     /// Follows what another process committed: new keys (a password change or a migration there)
     /// drop every key of this process that the device key alone does not open, as a restart does
     /// (unlock again with the new password); new lock settings apply here too. One `PRAGMA
-    /// data_version` a call when nothing changed.
+    /// data_version` a call when nothing changed, and one header read when another process wrote
+    /// items; the header's MAC is checked only when it says something new (nothing unverified is
+    /// taken up). A foreign keychain takes up nothing until the unlock that adopts it.
     mutating func refresh() throws(StoreError) {
         let current = try KeychainDatabase.dataVersion(connection)
         guard current != dataVersion else { return }
         dataVersion = current
+        guard !foreign else { return }
         let header = try KeychainFile.readHeader(connection)
+        let rekeyed = header.epoch != epoch || header.format != format || header.kdf != kdf
+        guard rekeyed || header.settings != settings else { return }
         if let index = keys.index { try HeaderSeal.verify(header, index: index) }
         settings = header.settings
-        guard header.epoch != epoch || header.format != format || header.kdf != kdf, !foreign else { return }
+        guard rekeyed else { return }
         let opened = try Keybag.open(.device, in: connection, keychainID: keychainID, format: header.format, deviceKey: deviceKey, passwordKey: nil)
         keys = UnlockedKeys(opened, hasPassword: header.kdf != nil)
         (kdf, format, epoch, passwordKey, unlocked) = (header.kdf, header.format, header.epoch, nil, header.kdf == nil)

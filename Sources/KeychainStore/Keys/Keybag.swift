@@ -37,12 +37,8 @@ enum Keybag {
     /// Replaces the keybag of a backup copy with the migratable keys under the password key alone.
     static func writeBackup(_ keys: [String: SymmetricKey], in connection: SQLiteConnection, keychainID: Data,
                             passwordKey: SymmetricKey) throws(StoreError) {
-        try connection.execute("DELETE FROM keybag")
-        let insert = try connection.prepare("INSERT INTO keybag(keyclass, protection, wrapped) VALUES (?, ?, ?)")
-        for (name, key) in keys.sorted(by: { $0.key < $1.key }) where backupKeys.contains(name) {
-            let kek = try self.kek(.password, name, keychainID, format: KeychainSchema.formatVersion, deviceKey: nil, passwordKey: passwordKey)
-            try insert.run([.text(name), .text(Protection.password.rawValue), .blob(try KeychainCrypto.wrap(key, under: kek))])
-        }
+        try write(keys.filter { backupKeys.contains($0.key) }, in: connection, keychainID: keychainID, deviceKey: nil,
+                  passwordKey: passwordKey) { _ in [.password] }
     }
 
     /// Fresh keys for every class a keychain with (or without) a password has.
@@ -54,13 +50,15 @@ enum Keybag {
         return keys
     }
 
-    /// Replaces the whole keybag with `keys` wrapped as the layout says.
+    /// Replaces the whole keybag with `keys` wrapped as `layout` says (by default the live file's,
+    /// ``protections(of:hasPassword:)``), under the KEKs of `format`.
     static func write(_ keys: [String: SymmetricKey], in connection: SQLiteConnection, keychainID: Data,
-                      deviceKey: SymmetricKey, passwordKey: SymmetricKey?, format: Int64 = KeychainSchema.formatVersion) throws(StoreError) {
+                      deviceKey: SymmetricKey?, passwordKey: SymmetricKey?, format: Int64 = KeychainSchema.formatVersion,
+                      layout: ((String) -> [Protection])? = nil) throws(StoreError) {
         try connection.execute("DELETE FROM keybag")
         let insert = try connection.prepare("INSERT INTO keybag(keyclass, protection, wrapped) VALUES (?, ?, ?)")
         for (name, key) in keys.sorted(by: { $0.key < $1.key }) {
-            for protection in protections(of: name, hasPassword: passwordKey != nil) {
+            for protection in layout?(name) ?? protections(of: name, hasPassword: passwordKey != nil) {
                 let kek = try self.kek(protection, name, keychainID, format: format, deviceKey: deviceKey, passwordKey: passwordKey)
                 try insert.run([.text(name), .text(protection.rawValue), .blob(try KeychainCrypto.wrap(key, under: kek))])
             }

@@ -60,10 +60,7 @@ struct RowCipher {
         var plain = Padding.pad(raw, block: 32)
         defer { zeroize(&raw); zeroize(&plain) }
         let sealed = try KeychainCrypto.seal(Data(plain), key: itemKey, context: context("secret", tag: tag))
-        var blob = Data([1, UInt8(wrapped.count)])
-        blob.append(wrapped)
-        blob.append(sealed)
-        return blob
+        return Self.join(wrapped, sealed)
     }
 
     func openSecret(_ blob: Data, tag: Data, keys: ClassKeys) throws(StoreError) -> Data {
@@ -79,11 +76,15 @@ struct RowCipher {
     static func rewrapSecret(_ blob: Data, from old: ClassKeys, to new: ClassKeys) throws(StoreError) -> Data {
         let (wrapped, sealed) = try split(blob)
         let itemKey = try KeychainCrypto.unwrap(wrapped, under: old.secretWrapping)
-        let rewrapped = try KeychainCrypto.wrap(itemKey, under: new.secretWrapping)
-        var result = Data([1, UInt8(rewrapped.count)])
-        result.append(rewrapped)
-        result.append(sealed)
-        return result
+        return join(try KeychainCrypto.wrap(itemKey, under: new.secretWrapping), sealed)
+    }
+
+    /// `u8 version (1) || u8 wrappedKeyLength || wrapped item key || sealed secret`.
+    private static func join(_ wrapped: Data, _ sealed: Data) -> Data {
+        var blob = Data([1, UInt8(wrapped.count)])
+        blob.append(wrapped)
+        blob.append(sealed)
+        return blob
     }
 
     /// A secret blob's wrapped item key and sealed secret (slices of the blob, not copies).
