@@ -71,10 +71,21 @@ let linuxTargets: [Target] = [
         ],
         swiftSettings: strictSwift
     ),
+    // Asymmetric keys: generation, Apple's representations, sign/verify, encrypt/decrypt, key
+    // exchange, ECIES (swift-crypto and _CryptoExtras). Used by the mirror and by the agent.
+    .target(
+        name: "KeychainKeys",
+        dependencies: [
+            "KeychainModel",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ],
+        swiftSettings: strictSwift
+    ),
     // The mirror of Apple's Keychain Services: Apple's names and signatures only.
     .target(
         name: "KeychainServices",
-        dependencies: ["KeychainStore", "KeyhavenAgentClient"],
+        dependencies: ["KeychainStore", "KeychainKeys", "KeyhavenAgentClient"],
         swiftSettings: strictSwift
     ),
     // Linux-only additions: the caller's access groups, the keychain home.
@@ -168,7 +179,7 @@ let linuxTargets: [Target] = [
     .testTarget(
         name: "KeychainServicesTests",
         dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper",
-                       "keyhavend", "Security"],
+                       "keyhavend", "Security", .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
     // Calls Apple's functions the way wrapper code does; warnings are errors here, so a status

@@ -1,0 +1,26 @@
+import Foundation
+import KeychainKeys
+
+/// Keys in the keychain (`kSecClassKey`).
+enum KeyStorage {
+    /// Adds a generated private key with the attributes `SecKeyCreateRandomKey` was given for it
+    /// (Apple adds it through `SecItemAdd` with `kSecValueRef`), and returns the stored key.
+    static func addGenerated(_ key: SecKey, attributes: [String: Any]) throws(KeyError) -> SecKey {
+        var item = attributes
+        item["class"] = "keys"
+        item["v_Ref"] = key
+        item["r_Ref"] = true
+        item.removeValue(forKey: "perm")
+        var result: CFTypeRef?
+        let status = SecItemAdd(NSDictionary(dictionary: item), &result)
+        guard status == errSecSuccess else { throw KeyError.fromStatus(status, "the key could not be added to the keychain") }
+        return (result as? SecKey) ?? key
+    }
+}
+
+extension KeyError {
+    /// A keychain status carried as a key error (the status is kept for the `CFError`).
+    static func fromStatus(_ status: OSStatus, _ message: String) -> KeyError {
+        KeyError(.keychainStatus(status), message)
+    }
+}

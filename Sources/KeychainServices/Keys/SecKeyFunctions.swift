@@ -1,0 +1,84 @@
+import Foundation
+import KeychainKeys
+
+/// Generates a new private key; its public key is `SecKeyCopyPublicKey`'s.
+///
+/// `kSecAttrKeyType` is `kSecAttrKeyTypeECSECPrimeRandom` (P-256, P-384, P-521 by
+/// `kSecAttrKeySizeInBits`; 256 when absent) or `kSecAttrKeyTypeRSA` (1024 to 8192 bits; 2048
+/// when absent). With `kSecAttrIsPermanent` true (in `kSecPrivateKeyAttrs` or at the top level)
+/// the private key is added to the keychain with the other attributes given, as Apple does.
+/// `kSecAttrTokenID` (the Secure Enclave) fails with errSecUnimplemented: Linux has none.
+@discardableResult
+public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
+    keyCall(error) { () throws(KeyError) -> SecKey in
+        let params = try KeyParameters(parameters)
+        if params.entries["tkid"] != nil {
+            throw KeyError(.unsupportedAlgorithm, "kSecAttrTokenID: this machine has no Secure Enclave")
+        }
+        let kind: KeyKind
+        switch try params.keyType() {
+        case 73:
+            guard let curve = Curve(bits: try params.keySize() ?? 256) else {
+                throw .param("EC keys are 256, 384 or 521 bits")
+            }
+            kind = .ec(curve)
+        case 42:
+            kind = .rsa(bits: try params.keySize() ?? 2048)
+        default:
+            throw .param("kSecAttrKeyType is not a key type Keyhaven generates")
+        }
+        let privateAttributes = params.attributes(forPrivateKey: true)
+        let extractable = KeyParameters.boolean(privateAttributes["extr"]) ?? true
+        let key = SecKey(try AsymmetricKey.generate(kind), isExtractable: extractable)
+        if KeyParameters.boolean(privateAttributes["perm"]) == true {
+            return try KeyStorage.addGenerated(key, attributes: privateAttributes)
+        }
+        return key
+    }
+}
+
+/// The public key of a private key (a public key returns itself).
+@discardableResult
+public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
+    key.key.isPrivate ? SecKey(key.key.publicKey) : key
+}
+
+/// The key's external representation: X9.63 (`04 || X || Y`, private keys `|| K`) for EC keys,
+/// PKCS#1 DER for RSA. A key made with `kSecAttrIsExtractable` false refuses (errSecParam).
+@discardableResult
+public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    keyCall(error) { () throws(KeyError) -> CFData in
+        guard key.isExtractable || !key.key.isPrivate else {
+            throw KeyError(.notExtractable, "the key is not extractable")
+        }
+        return key.key.withExternalRepresentation { NSData(bytes: $0, length: $0.count) }
+    }
+}
+
+/// A key from its external representation. `attributes` gives `kSecAttrKeyType` and
+/// `kSecAttrKeyClass`; a `kSecAttrKeySizeInBits` that disagrees with the data is errSecParam.
+@discardableResult
+public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary,
+                                 _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
+    keyCall(error) { () throws(KeyError) -> SecKey in
+        let params = try KeyParameters(attributes)
+        let isPrivate = try params.keyClass() == 1
+        let key = try AsymmetricKey(externalRepresentation: bytes(of: keyData), keyType: try params.keyType(), isPrivate: isPrivate)
+        if let size = try params.keySize(), size != 0, size != key.kind.bits {
+            throw .param("kSecAttrKeySizeInBits \(size) does not match the key data (\(key.kind.bits) bits)")
+        }
+        let extractable = KeyParameters.boolean(params.entries["extr"]) ?? true
+        return SecKey(key, isExtractable: extractable)
+    }
+}
+
+/// The key's block size in bytes: the modulus for RSA, a coordinate for EC (32 for P-256).
+@discardableResult
+public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.key.kind.blockSize }
+
+/// Whether `key` can perform `algorithm` for `operation`.
+@discardableResult
+public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
+    guard let parsed = KeyAlgorithm(appleName: algorithm.rawValue as String) else { return false }
+    return KeySupport.supports(key.key, operation, parsed)
+}
