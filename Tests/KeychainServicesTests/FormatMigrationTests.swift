@@ -141,3 +141,21 @@ struct FormatMigrationTests {
         }
     }
 }
+
+extension FormatMigrationTests {
+    @Test("A keychain made before keys could be stored gains the key table when opened, and keeps its items")
+    func gainsKeyTable() throws {
+        try installFormat1Home()
+        let file = TestHome.current!.keychainPath
+        let tables = { () throws -> Set<String> in
+            Set(try SQLiteConnection(path: file, create: false).prepare("SELECT name FROM sqlite_master WHERE type = 'table'").rows()
+                .compactMap { $0[0].text })
+        }
+        #expect(try !tables().contains("keys"))
+        #expect(secret([K.class: kSecClassGenericPassword, K.account: "plain"]) == Data("no password secret".utf8))
+        #expect(try tables().contains("keys"))
+        let key = try KeyTest.randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256)
+        #expect(SecItemAdd([kSecValueRef as String: key, kSecAttrApplicationTag as String: Data("old".utf8)] as CFDictionary, nil) == errSecSuccess)
+        #expect(secret([K.class: kSecClassGenericPassword, K.account: "plain"]) == Data("no password secret".utf8))
+    }
+}

@@ -2,12 +2,14 @@
 package enum ItemClass: String, Sendable, Hashable, CaseIterable {
     case genericPassword = "genp"
     case internetPassword = "inet"
+    case key = "keys"
 
     /// The attribute schema of this class, in Apple's column order.
     package var schema: ItemSchema {
         switch self {
         case .genericPassword: return .genericPassword
         case .internetPassword: return .internetPassword
+        case .key: return .key
         }
     }
 }

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// The attributes of one item class: Apple's schema (spec 1.2-1.4) with the flags that matter
 /// for storage. Every attribute is searchable (Apple's flag L), stored in the search columns
 /// as a keyed hash.
@@ -22,7 +24,7 @@ package struct ItemSchema: Sendable {
         if flags.contains(.e) || flags.contains(.hidden) {
             defaultValue = kind == .data ? .data(.init()) : .string("")
         } else if flags.contains(.z) {
-            defaultValue = .number(0)
+            defaultValue = kind == .date ? .date(Date(timeIntervalSinceReferenceDate: 0)) : .number(0)
         } else {
             defaultValue = nil
         }
@@ -59,5 +61,20 @@ package struct ItemSchema: Sendable {
         attr("sdmn", .blob, [.p, .i, .a, .e]), attr("srvr", .blob, [.p, .i, .a, .e]),
         attr("ptcl", .number, [.p, .i, .a, .z]), attr("atyp", .blob, [.p, .i, .a, .e]),
         attr("port", .number, [.p, .i, .a, .z]), attr("path", .blob, [.p, .i, .a, .e]),
+    ])
+
+    /// Keys (spec 1.6): `klbl` is the SHA-1 of the public key, joined with certificates' `pkhh`.
+    static let key = ItemSchema(common + [
+        attr("kcls", .number, [.p, .i, .a, .z]), attr("alis", .blob, [.i, .a]),
+        attr("perm", .number), attr("priv", .number), attr("modi", .number),
+        attr("klbl", .data, [.p, .i, .a, .e]), attr("atag", .blob, [.p, .i, .a, .e]),
+        attr("crtr", .number, [.p, .i, .a, .z]), attr("type", .number, [.p, .i, .a, .z]),
+        attr("bsiz", .number, [.p, .i, .a, .z]), attr("esiz", .number, [.p, .i, .a, .z]),
+        attr("sdat", .date, [.p, .i, .a, .z]), attr("edat", .date, [.p, .i, .a, .z]),
+        attr("sens", .number), attr("asen", .number), attr("extr", .number), attr("next", .number),
+        attr("encr", .number, [.i, .a]), attr("decr", .number, [.i, .a]), attr("drve", .number, [.i, .a]),
+        attr("sign", .number, [.i, .a]), attr("vrfy", .number, [.i, .a]),
+        attr("snrc", .number), attr("vyrc", .number),
+        attr("wrap", .number, [.i, .a]), attr("unwp", .number, [.i, .a]),
     ])
 }

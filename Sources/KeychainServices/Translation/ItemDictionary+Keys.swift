@@ -139,7 +139,7 @@ extension ItemDictionary {
             guard case .data(let data) = value else { throw .param("kSecValueData is not data") }
             valueData = data
         case "v_PersistentRef": break  // read before the walk
-        case "v_Ref": throw .param("kSecValueRef holds no object of a class this keychain stores")
+        case "v_Ref": break  // read by readValueRef
         default: throw .param("unknown kSecValue key")
         }
     }

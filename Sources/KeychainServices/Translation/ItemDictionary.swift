@@ -55,6 +55,8 @@ struct ItemDictionary {
     var matchKeys: Set<String> = []
     var hostOrSubdomain: String?
     var valueData: Data?
+    /// `kSecValueRef`: a key to add, or to find (by its application label and class).
+    var valueRef: SecKey?
     var persistentReference: PersistentReference?
     var useItemList = false
     var useTombstones: Bool?
@@ -71,9 +73,12 @@ struct ItemDictionary {
         let persistentRef = try entries.first { $0.key == "v_PersistentRef" }.map { (entry) throws(SecStatusError) in
             try Self.persistentReference(entry.value)
         }
-        itemClass = try Self.itemClass(entries.first { $0.key == "class" }?.value, reference: persistentRef)
+        let ref = entries.first { $0.key == "v_Ref" }?.value
+        itemClass = try Self.itemClass(entries.first { $0.key == "class" }?.value, reference: persistentRef,
+                                       valueRef: ref)
         persistentReference = persistentRef
         for (key, value) in entries {
+            if key == "v_Ref" { try readValueRef(value, operation); continue }
             try read(key, IncomingValue(value), operation)
         }
         try check(for: operation)
@@ -102,15 +107,16 @@ struct ItemDictionary {
         return entries
     }
 
-    private static func itemClass(_ value: Any?, reference: PersistentReference?) throws(SecStatusError) -> ItemClass {
+    private static func itemClass(_ value: Any?, reference: PersistentReference?, valueRef: Any?) throws(SecStatusError) -> ItemClass {
         guard let value else {
+            if valueRef is SecKey { return .key }  // Apple takes the class from the ref
             guard let reference else { throw .param("kSecClass is missing") }
             return reference.itemClass
         }
         guard case .string(let name) = IncomingValue(value) else { throw .param("kSecClass is not a string") }
         if let itemClass = ItemClass(rawValue: name) { return itemClass }
-        if ["cert", "keys", "idnt"].contains(name) {
-            throw SecStatusError(errSecUnimplemented, "certificates, keys and identities are not stored yet")
+        if ["cert", "idnt"].contains(name) {
+            throw SecStatusError(errSecUnimplemented, "certificates and identities are not stored yet")
         }
         throw SecStatusError(errSecNoSuchClass, "kSecClass names no item class")
     }

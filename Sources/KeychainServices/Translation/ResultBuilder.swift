@@ -14,17 +14,26 @@ struct ResultBuilder {
     /// The element for one item, or nil where Apple produces none (data asked for, none stored;
     /// a ref asked for on a password class).
     func element(for item: StoredItem) -> Any? {
+        // A key that is not extractable never gives out its material, whatever is asked.
+        let secret = KeyItemAttributes.isExtractable(item) ? item.secret : nil
         if returns.count == 1 && !returns.attributes {
-            if returns.data { return item.secret.map { NSData(data: $0) } }
+            if returns.data { return secret.map { NSData(data: $0) } }
             if returns.persistentRef { return NSData(data: item.persistentReference.bytes) }
-            return nil  // kSecReturnRef alone: password items have no ref object (iOS)
+            return ref(for: item)  // password items have no ref object (iOS): nil
         }
         var dictionary: [String: Any] = [:]
         if returns.attributes { dictionary = attributes(of: item) }
-        if returns.data, let secret = item.secret { dictionary["v_Data"] = secret }
+        if returns.data, let secret { dictionary["v_Data"] = secret }
         if returns.persistentRef { dictionary["v_PersistentRef"] = item.persistentReference.bytes }
-        if returns.ref { dictionary["class"] = item.itemClass.rawValue }
+        if returns.ref {
+            if let ref = ref(for: item) { dictionary["v_Ref"] = ref } else { dictionary["class"] = item.itemClass.rawValue }
+        }
         return NSDictionary(dictionary: dictionary)
+    }
+
+    /// The object `kSecReturnRef` gives for an item: a `SecKey` for a key.
+    private func ref(for item: StoredItem) -> AnyObject? {
+        item.itemClass == .key ? KeyItemAttributes.key(from: item) : nil
     }
 
     /// The item's attributes as Apple returns them.

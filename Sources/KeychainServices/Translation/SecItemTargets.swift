@@ -19,7 +19,7 @@ enum SecItemTargets {
     static func find(_ dictionary: ItemDictionary, caller: Caller) throws(SecStatusError) -> [StoredItem] {
         let keychains = try forSearch(dictionary)
         return try engine { () throws(StoreError) in
-            try KeychainSearch.find(dictionary.query, in: keychains, caller: caller, withSecrets: dictionary.returns.data).map(\.item)
+            try KeychainSearch.find(dictionary.query, in: keychains, caller: caller, withSecrets: dictionary.needsSecrets).map(\.item)
         }
     }
 

@@ -34,6 +34,7 @@ enum KeychainFile {
         // that is not a keychain (or is empty) must leave it exactly as it was.
         let header = try readHeader(connection)
         try configure(connection)
+        try addMissingClassTables(connection)
         // A keychain with a password may come from another machine: it then gets this home's
         // device key once its password opens it. Without a password, the device key is the only key.
         let deviceKey = try DeviceKey.load(home: home, create: header.kdf != nil)
@@ -50,6 +51,21 @@ enum KeychainFile {
             return Opened(connection: connection, keychainID: header.id, keys: UnlockedKeys([:], hasPassword: true),
                           deviceKey: deviceKey, kdf: header.kdf, foreign: true, settings: header.settings,
                           format: header.format, epoch: header.epoch, dataVersion: try KeychainDatabase.dataVersion(connection))
+        }
+    }
+
+    /// Creates the tables of classes newer than the file (`KeychainSchema.classTables`), in one
+    /// transaction, only when one is missing: opening an up-to-date file writes nothing.
+    private static func addMissingClassTables(_ connection: SQLiteConnection) throws(StoreError) {
+        let existing = Set(try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").rows().compactMap { $0.first?.text })
+        guard ItemClass.allCases.contains(where: { !existing.contains($0.rawValue) }) else { return }
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(StoreError) {
+            for statement in KeychainSchema.classTables() { try connection.execute(statement) }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
         }
     }
 

@@ -15,10 +15,13 @@ enum KeychainSchema {
                                 PRIMARY KEY(keyclass, protection)) WITHOUT ROWID
             """,
         ]
-        for itemClass in ItemClass.allCases {
-            sql += createTable(itemClass)
-        }
-        return sql
+        return sql + classTables()
+    }
+
+    /// Every class's table and indexes, created where missing: a file made before a class
+    /// existed (the key table came after format 2) gains it when opened; nothing else changes.
+    static func classTables() -> [String] {
+        ItemClass.allCases.flatMap(createTable)
     }
 
     /// One table per class: the row's identity, its key class, the tombstone flag, the two
@@ -29,12 +32,12 @@ enum KeychainSchema {
         let attributeColumns = schema.attributes.map { "\($0.column) BLOB" }.joined(separator: ", ")
         let unique = schema.primaryKey.map(\.column).joined(separator: ", ")
         var sql = ["""
-            CREATE TABLE \(table)(rowid INTEGER PRIMARY KEY AUTOINCREMENT, persistref BLOB NOT NULL UNIQUE,
+            CREATE TABLE IF NOT EXISTS \(table)(rowid INTEGER PRIMARY KEY AUTOINCREMENT, persistref BLOB NOT NULL UNIQUE,
                 keyclass TEXT NOT NULL, tomb INTEGER NOT NULL DEFAULT 0, metadata BLOB NOT NULL, secret BLOB,
                 \(attributeColumns), UNIQUE(\(unique)))
             """]
         for attribute in schema.attributes where attribute.isIndexed {
-            sql.append("CREATE INDEX \(table)_\(attribute.name) ON \(table)(\(attribute.column))")
+            sql.append("CREATE INDEX IF NOT EXISTS \(table)_\(attribute.name) ON \(table)(\(attribute.column))")
         }
         return sql
     }
