@@ -178,11 +178,20 @@ struct InputValidationTests {
         #expect(secret(genericPassword())?.count == 1 << 20)
     }
 
-    @Test("Certificates, keys and identities are not stored yet: errSecUnimplemented")
+    @Test("Certificates and identities are not stored yet: errSecUnimplemented; keys are")
     func otherClasses() {
         #expect(add([K.class: kSecClassCertificate, K.data: Data("der")]) == errSecUnimplemented)
-        #expect(copy([K.class: kSecClassKey]).0 == errSecUnimplemented)
+        #expect(copy([K.class: kSecClassKey]).0 == errSecItemNotFound)
         #expect(copy([K.class: kSecClassIdentity]).0 == errSecUnimplemented)
+    }
+
+    @Test("Key items: a kSecValueRef that is not a key, or a key attribute of the wrong type, is errSecParam")
+    func keyItemInput() {
+        #expect(add([K.class: kSecClassKey, kSecValueRef as String: "not a key"]) == errSecParam)
+        #expect(add([K.class: kSecClassGenericPassword, kSecValueRef as String: "not a key"]) == errSecParam)
+        #expect(add([K.class: kSecClassKey, kSecAttrKeySizeInBits as String: Data("x".utf8)]) == errSecParam)
+        #expect(add([K.class: kSecClassKey, kSecAttrService as String: "svc"]) == errSecNoSuchAttr)
+        #expect(copy([K.class: kSecClassKey, kSecAttrApplicationTag as String: Date()]).0 == errSecParam)
     }
 
     @Test("Host matching applies to internet passwords only; issuer and policy filters to certificates only")
