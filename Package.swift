@@ -111,7 +111,7 @@ let linuxTargets: [Target] = [
     .target(
         name: "KeyhavenAgent",
         dependencies: [
-            "KeychainStore", "KeyhavenAgentClient", "CHardening",
+            "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "CHardening",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ],

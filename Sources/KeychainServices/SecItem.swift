@@ -24,7 +24,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let stored = try engine { () throws(StoreError) in try database.add(item, caller: caller) }
         if let result, dictionary.returns.count > 0 {
             let builder = ResultBuilder(returns: dictionary.returns, forAdd: true)
-            if let value = builder.result(for: [stored], limit: .one) { result.pointee = value }
+            if let value = builder.result(for: [(database, stored)], limit: .one) { result.pointee = value }
         }
     }
 }

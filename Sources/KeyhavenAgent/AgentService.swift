@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import FoundationEssentials
+import KeychainKeys
 import KeychainStore
 import KeyhavenAgentClient
 
@@ -67,7 +68,21 @@ package struct AgentService: Sendable {
         case .add(let keychain, let item, let caller):
             response.items = [try database(keychain).add(item, caller: caller)]
         case .find(let keychains, let query, let caller, let withSecrets):
-            response.items = try KeychainSearch.find(query, in: try databases(keychains), caller: caller, withSecrets: withSecrets).map(\.item)
+            // A private key that is not extractable never leaves the agent, whatever is asked.
+            response.items = try KeychainSearch.find(query, in: try databases(keychains), caller: caller, withSecrets: withSecrets)
+                .map { found in
+                    var item = found.item
+                    if !StoredKeyOperation.isExtractable(item) { item.secret = nil }
+                    return item
+                }
+        case .keyOperation(let keychains, let request, let caller):
+            var query = ItemQuery(itemClass: request.reference.itemClass)
+            query.persistentReference = request.reference
+            query.limit = 1
+            guard let found = try KeychainSearch.find(query, in: try databases(keychains), caller: caller, withSecrets: true).first else {
+                throw StoreError(.itemNotFound, "no key with that reference")
+            }
+            response.data = try StoredKeyOperation.perform(request, on: found.item)
         case .update(let keychains, let query, let changes, let caller):
             response.count = try KeychainSearch.write(in: try databases(keychains)) { (db) throws(StoreError) in
                 try db.update(query, with: changes, caller: caller)

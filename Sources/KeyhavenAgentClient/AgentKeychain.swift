@@ -56,6 +56,14 @@ package struct AgentKeychain: KeychainBackend {
     package func currentLockSettings() throws(StoreError) -> LockSettings { try send(.settings(keychain: path)).settings ?? LockSettings() }
     package func setLockSettings(_ settings: LockSettings) throws(StoreError) { _ = try send(.setSettings(keychain: path, settings: settings)) }
     package func backup(to destination: String) throws(StoreError) { _ = try send(.backup(keychain: path, destination: destination)) }
+
+    /// Runs an operation with a key stored in this keychain, inside the agent; its result.
+    package func keyOperation(_ request: KeyOperationRequest, caller: Caller) throws(StoreError) -> Data {
+        guard let data = try send(.keyOperation(keychains: [path], request: request, caller: caller)).data else {
+            throw StoreError(.internalError, "the agent returned no result")
+        }
+        return data
+    }
 }
 
 /// Whether library calls go to the agent: `KEYHAVEN_AGENT=off` never, `on` always (an error when

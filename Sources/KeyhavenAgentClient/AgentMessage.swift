@@ -19,6 +19,8 @@ package enum AgentRequest: Sendable {
     case delete(keychains: [String], query: ItemQuery, caller: Caller, makeTombstones: Bool)
     case backup(keychain: String, destination: String)
     case shutdown
+    /// An operation with a stored key, found in the first of `keychains` that has it.
+    case keyOperation(keychains: [String], request: KeyOperationRequest, caller: Caller)
 }
 
 /// The agent's answer: an error, or the result fields the request has.
@@ -36,6 +38,8 @@ package struct AgentResponse: Sendable {
     /// `hello`: the agent's keychain home and process id.
     package var home: String?
     package var pid: Int32?
+    /// `keyOperation`: the result's bytes.
+    package var data: Data?
 
     package init() {}
 
@@ -53,7 +57,7 @@ extension AgentRequest: WireCodable {
     /// The u8 tag of each request (docs/agent-protocol.md); never reuse one.
     private enum Tag: UInt8 {
         case hello = 1, create, deleteKeychain, unlock, lock, status, changePassword, settings, setSettings
-        case add, find, update, delete, backup, shutdown
+        case add, find, update, delete, backup, shutdown, keyOperation
     }
 
     package func write(to w: inout ByteWriter) {
@@ -86,6 +90,8 @@ extension AgentRequest: WireCodable {
         case .backup(let keychain, let destination):
             w.u8(Tag.backup.rawValue); keychain.write(to: &w); destination.write(to: &w)
         case .shutdown: w.u8(Tag.shutdown.rawValue)
+        case .keyOperation(let keychains, let request, let caller):
+            w.u8(Tag.keyOperation.rawValue); keychains.write(to: &w); request.write(to: &w); caller.write(to: &w)
         }
     }
 
@@ -113,6 +119,8 @@ extension AgentRequest: WireCodable {
                            makeTombstones: try Bool(from: &r))
         case .backup: self = .backup(keychain: try String(from: &r), destination: try String(from: &r))
         case .shutdown: self = .shutdown
+        case .keyOperation:
+            self = .keyOperation(keychains: try [String](from: &r), request: try KeyOperationRequest(from: &r), caller: try Caller(from: &r))
         }
     }
 }
@@ -138,6 +146,7 @@ extension AgentResponse: WireCodable {
         count.map { Int64($0) }.write(to: &writer)
         home.write(to: &writer)
         pid.write(to: &writer)
+        data.write(to: &writer)
     }
 
     package init(from reader: inout ByteReader) throws(StoreError) {
@@ -149,13 +158,14 @@ extension AgentResponse: WireCodable {
         count = try Int64?(from: &reader).map { Int(clamping: $0) }
         home = try String?(from: &reader)
         pid = try Int32?(from: &reader)
+        data = try Data?(from: &reader)
     }
 }
 
 /// The frame format: a 4-byte big-endian length, then that many bytes: the protocol version
 /// (one byte), the keychain home the sender means (optional text), and the body.
 package enum AgentFraming {
-    package static let version: UInt8 = 2
+    package static let version: UInt8 = 3
     /// The largest answer a client accepts (many items at once); a larger length ends the connection.
     package static let maximumFrame = 48 << 20
     /// The largest request the agent accepts: one item's largest secret (16 MiB) and attributes.

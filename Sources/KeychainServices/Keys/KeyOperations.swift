@@ -1,17 +1,59 @@
+import Foundation
 import KeychainKeys
+import KeychainStore
+import KeyhavenAgentClient
 
-/// Where private-key operations run. Today: in this process, on the key the `SecKey` holds.
+/// Where private-key operations run: on the material a `SecKey` holds, or inside the agent for a
+/// key the agent holds (the private key never enters this process).
 enum KeyOperations {
-    static func sign(_ key: SecKey, _ algorithm: KeyAlgorithm, _ input: [UInt8]) throws(KeyError) -> [UInt8] {
-        try key.key.sign(algorithm, input)
+    static func sign(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ parsed: KeyAlgorithm, _ input: [UInt8]) throws(KeyError) -> [UInt8] {
+        if let local = key.localKey { return try local.sign(parsed, input) }
+        var request = try agentRequest(key, .sign)
+        request.algorithm = algorithm.rawValue as String
+        request.input = Data(input)
+        return try run(key, request)
     }
 
-    static func decrypt(_ key: SecKey, _ algorithm: KeyAlgorithm, _ input: [UInt8]) throws(KeyError) -> [UInt8] {
-        try key.key.decrypt(algorithm, input)
+    static func decrypt(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ parsed: KeyAlgorithm, _ input: [UInt8]) throws(KeyError) -> [UInt8] {
+        if let local = key.localKey { return try local.decrypt(parsed, input) }
+        var request = try agentRequest(key, .decrypt)
+        request.algorithm = algorithm.rawValue as String
+        request.input = Data(input)
+        return try run(key, request)
     }
 
-    static func exchange(_ key: SecKey, _ algorithm: KeyAlgorithm, with peer: AsymmetricKey, requestedSize: Int?,
-                         sharedInfo: [UInt8]) throws(KeyError) -> [UInt8] {
-        try key.key.exchange(algorithm, with: peer, requestedSize: requestedSize, sharedInfo: sharedInfo)
+    static func exchange(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ parsed: KeyAlgorithm, with peer: AsymmetricKey,
+                         requestedSize: Int?, sharedInfo: [UInt8]) throws(KeyError) -> [UInt8] {
+        if let local = key.localKey {
+            return try local.exchange(parsed, with: peer, requestedSize: requestedSize, sharedInfo: sharedInfo)
+        }
+        var request = try agentRequest(key, .keyExchange)
+        request.algorithm = algorithm.rawValue as String
+        request.peerPublicKey = peer.publicBytes
+        request.peerKeyType = Int64(peer.kind.appleKeyType)
+        request.requestedSize = requestedSize.map(Int64.init)
+        request.sharedInfo = Data(sharedInfo)
+        return try run(key, request)
+    }
+
+    /// The external representation: local material, or the agent's copy of an extractable key.
+    static func externalRepresentation(_ key: SecKey) throws(KeyError) -> [UInt8] {
+        guard key.isExtractable || !key.isPrivate else { throw KeyError(.notExtractable, "the key is not extractable") }
+        if let local = key.localKey { return local.withExternalRepresentation { $0 } }
+        return try run(key, try agentRequest(key, .export))
+    }
+
+    private static func agentRequest(_ key: SecKey, _ operation: KeyOperationRequest.Operation) throws(KeyError) -> KeyOperationRequest {
+        guard case .agent(_, let reference, _) = key.backing else { throw .param("the key is not held by the agent") }
+        return KeyOperationRequest(operation, reference: reference)
+    }
+
+    private static func run(_ key: SecKey, _ request: KeyOperationRequest) throws(KeyError) -> [UInt8] {
+        guard case .agent(_, _, let keychain) = key.backing else { throw .param("the key is not held by the agent") }
+        do {
+            return Array(try keychain.keyOperation(request, caller: AccessGroupConfiguration.currentCaller()))
+        } catch {
+            throw KeyError.fromStatus(error.osStatus, error.message)
+        }
     }
 }

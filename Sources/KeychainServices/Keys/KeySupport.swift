@@ -6,27 +6,27 @@ import KeychainKeys
 /// As Apple's key operations do, a private key verifies and encrypts through its public half.
 /// SHA-224 (not in swift-crypto), RSA OAEP with SHA-384/512, raw RSA and MD5 are not supported.
 enum KeySupport {
-    static func supports(_ key: AsymmetricKey, _ operation: SecKeyOperationType, _ algorithm: KeyAlgorithm) -> Bool {
+    static func supports(_ kind: KeyKind, isPrivate: Bool, _ operation: SecKeyOperationType, _ algorithm: KeyAlgorithm) -> Bool {
         guard !usesSHA224(algorithm) else { return false }
         let isEC: Bool
-        switch key.kind {
+        switch kind {
         case .ec: isEC = true
         case .rsa: isEC = false
         }
         switch (operation, algorithm) {
         case (.sign, .ecdsa), (.verify, .ecdsa):
-            return isEC && (operation == .verify || key.isPrivate)
+            return isEC && (operation == .verify || isPrivate)
         case (.sign, .rsaPKCS1v15Signature(let input)), (.sign, .rsaPSSSignature(let input)),
              (.verify, .rsaPKCS1v15Signature(let input)), (.verify, .rsaPSSSignature(let input)):
-            return !isEC && (operation == .verify || key.isPrivate) && rsaDigestUsable(input)
+            return !isEC && (operation == .verify || isPrivate) && rsaDigestUsable(input)
         case (.encrypt, .rsaPKCS1Encryption), (.decrypt, .rsaPKCS1Encryption):
-            return !isEC && (operation == .encrypt || key.isPrivate)
+            return !isEC && (operation == .encrypt || isPrivate)
         case (.encrypt, .rsaOAEPEncryption(let hash)), (.decrypt, .rsaOAEPEncryption(let hash)):
-            return !isEC && (operation == .encrypt || key.isPrivate) && (hash == .sha1 || hash == .sha256)
+            return !isEC && (operation == .encrypt || isPrivate) && (hash == .sha1 || hash == .sha256)
         case (.encrypt, .ecies), (.decrypt, .ecies):
-            return isEC && (operation == .encrypt || key.isPrivate)
+            return isEC && (operation == .encrypt || isPrivate)
         case (.keyExchange, .ecdh):
-            return isEC && key.isPrivate
+            return isEC && isPrivate
         default:
             return false
         }

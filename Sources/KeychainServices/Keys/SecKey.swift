@@ -1,13 +1,24 @@
 import Foundation
 import KeychainKeys
 import KeychainStore
+import KeyhavenAgentClient
 
 /// An asymmetric key: generated, imported from data, or from the keychain.
 ///
-/// Immutable. Its description names the key's kind and never its material. Two keys are equal
-/// when they are the same key (the same class and the same public key), as `CFEqual` decides.
+/// Immutable. A key held here carries its material (in swift-crypto's objects). A private key
+/// found in a keychain the agent holds carries only its public key and a reference: signing,
+/// decryption and key exchange run inside the agent, so the private key never enters this
+/// process. Its description names the key's kind and never its material. Two keys are equal
+/// when they are the same key (the same class and public key), as `CFEqual` decides.
 public final class SecKey: Hashable, Sendable, CustomStringConvertible {
-    let key: AsymmetricKey
+    /// Where the key's material is.
+    enum Backing: Sendable {
+        case local(AsymmetricKey)
+        /// A private key inside the agent: its public key, and how to reach it.
+        case agent(publicKey: AsymmetricKey, reference: PersistentReference, keychain: AgentKeychain)
+    }
+
+    let backing: Backing
     /// `kSecAttrIsExtractable`: false means its external representation is never given out.
     let isExtractable: Bool
     /// The keychain attributes of a key that came from the keychain (label, tag, access group...),
@@ -15,24 +26,59 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     let storedAttributes: [String: AttributeValue]
 
     init(_ key: AsymmetricKey, isExtractable: Bool = true, storedAttributes: [String: AttributeValue] = [:]) {
-        self.key = key
+        self.backing = .local(key)
         self.isExtractable = isExtractable
         self.storedAttributes = storedAttributes
     }
 
-    public static func == (lhs: SecKey, rhs: SecKey) -> Bool { lhs === rhs || lhs.key.isSameKey(as: rhs.key) }
+    init(agentKey publicKey: AsymmetricKey, reference: PersistentReference, keychain: AgentKeychain, isExtractable: Bool,
+         storedAttributes: [String: AttributeValue]) {
+        self.backing = .agent(publicKey: publicKey, reference: reference, keychain: keychain)
+        self.isExtractable = isExtractable
+        self.storedAttributes = storedAttributes
+    }
+
+    /// The key's material when this process holds it.
+    var localKey: AsymmetricKey? {
+        if case .local(let key) = backing { return key }
+        return nil
+    }
+
+    var isPrivate: Bool {
+        switch backing {
+        case .local(let key): return key.isPrivate
+        case .agent: return true
+        }
+    }
+
+    var kind: KeyKind { publicKey.kind }
+
+    /// The public key (a public key's own).
+    var publicKey: AsymmetricKey {
+        switch backing {
+        case .local(let key): return key.publicKey
+        case .agent(let publicKey, _, _): return publicKey
+        }
+    }
+
+    /// `kSecAttrApplicationLabel`: SHA-1 of the public key bytes.
+    var applicationLabel: Data { publicKey.applicationLabel }
+
+    public static func == (lhs: SecKey, rhs: SecKey) -> Bool {
+        lhs === rhs || (lhs.isPrivate == rhs.isPrivate && lhs.kind == rhs.kind && lhs.publicKey.publicBytes == rhs.publicKey.publicBytes)
+    }
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(key.isPrivate)
-        hasher.combine(key.publicBytes)
+        hasher.combine(isPrivate)
+        hasher.combine(publicKey.publicBytes)
     }
 
     public var description: String {
         let kind: String
-        switch key.kind {
-        case .ec(let curve): kind = "EC\(key.isPrivate ? "Private" : "Public")Key, curve: P-\(curve.bits)"
-        case .rsa(let bits): kind = "RSA\(key.isPrivate ? "Private" : "Public")Key, bits: \(bits)"
+        switch self.kind {
+        case .ec(let curve): kind = "EC\(isPrivate ? "Private" : "Public")Key, curve: P-\(curve.bits)"
+        case .rsa(let bits): kind = "RSA\(isPrivate ? "Private" : "Public")Key, bits: \(bits)"
         }
-        return "<SecKeyRef key type: \(kind), block size: \(key.kind.bits) bits, addr: \(ObjectIdentifier(self))>"
+        return "<SecKeyRef key type: \(kind), block size: \(self.kind.bits) bits, addr: \(ObjectIdentifier(self))>"
     }
 }
 

@@ -7,14 +7,14 @@ import KeychainKeys
 /// A key from the keychain adds its stored attributes (label, tag, access group...).
 @discardableResult
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
-    let isPrivate = key.key.isPrivate
+    let isPrivate = key.isPrivate
     var attributes: [String: Any] = [
         "class": "keys",
         "kcls": isPrivate ? "1" : "0",
-        "klbl": key.key.applicationLabel,
+        "klbl": key.applicationLabel,
         "perm": true, "priv": true, "modi": true,
-        "type": String(key.key.kind.appleKeyType),
-        "bsiz": NSNumber(value: key.key.kind.bits), "esiz": NSNumber(value: key.key.kind.bits),
+        "type": String(key.kind.appleKeyType),
+        "bsiz": NSNumber(value: key.kind.bits), "esiz": NSNumber(value: key.kind.bits),
         "sens": !key.isExtractable && isPrivate, "asen": false, "extr": key.isExtractable || !isPrivate, "next": false,
         "encr": !isPrivate, "decr": isPrivate, "drve": true, "sign": isPrivate, "vrfy": !isPrivate,
         "snrc": false, "vyrc": false, "wrap": !isPrivate, "unwp": isPrivate,
@@ -22,8 +22,8 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     for (name, value) in key.storedAttributes {
         attributes[name] = ResultBuilder.bridge(value)
     }
-    if key.isExtractable || !isPrivate {
-        attributes["v_Data"] = key.key.withExternalRepresentation { Data($0) }
+    if (key.isExtractable || !isPrivate), let data = try? KeyOperations.externalRepresentation(key) {
+        attributes["v_Data"] = Data(data)
     }
     return NSDictionary(dictionary: attributes)
 }

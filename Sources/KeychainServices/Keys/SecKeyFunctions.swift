@@ -1,5 +1,6 @@
 import Foundation
 import KeychainKeys
+import KeychainModel
 
 /// Generates a new private key; its public key is `SecKeyCopyPublicKey`'s.
 ///
@@ -40,7 +41,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
 /// The public key of a private key (a public key returns itself).
 @discardableResult
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
-    key.key.isPrivate ? SecKey(key.key.publicKey) : key
+    key.isPrivate ? SecKey(key.publicKey) : key
 }
 
 /// The key's external representation: X9.63 (`04 || X || Y`, private keys `|| K`) for EC keys,
@@ -48,10 +49,9 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
 @discardableResult
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     keyCall(error) { () throws(KeyError) -> CFData in
-        guard key.isExtractable || !key.key.isPrivate else {
-            throw KeyError(.notExtractable, "the key is not extractable")
-        }
-        return key.key.withExternalRepresentation { NSData(bytes: $0, length: $0.count) }
+        var bytes = try KeyOperations.externalRepresentation(key)
+        defer { zeroize(&bytes) }
+        return NSData(bytes: bytes, length: bytes.count)
     }
 }
 
@@ -74,11 +74,11 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary,
 
 /// The key's block size in bytes: the modulus for RSA, a coordinate for EC (32 for P-256).
 @discardableResult
-public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.key.kind.blockSize }
+public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.kind.blockSize }
 
 /// Whether `key` can perform `algorithm` for `operation`.
 @discardableResult
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
     guard let parsed = KeyAlgorithm(appleName: algorithm.rawValue as String) else { return false }
-    return KeySupport.supports(key.key, operation, parsed)
+    return KeySupport.supports(key.kind, isPrivate: key.isPrivate, operation, parsed)
 }

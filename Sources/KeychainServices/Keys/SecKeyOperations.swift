@@ -1,5 +1,6 @@
 import Foundation
 import KeychainKeys
+import KeychainModel
 
 /// Signs `dataToSign` (a message or a digest, as `algorithm` says) with a private key.
 ///
@@ -10,7 +11,7 @@ public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     keyCall(error) { () throws(KeyError) -> CFData in
         let parsed = try checked(key, .sign, algorithm)
-        let signature = try KeyOperations.sign(key, parsed, bytes(of: dataToSign))
+        let signature = try KeyOperations.sign(key, algorithm, parsed, bytes(of: dataToSign))
         return NSData(bytes: signature, length: signature.count)
     }
 }
@@ -22,7 +23,7 @@ public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> Bool {
     keyCall(error) { () throws(KeyError) -> Bool in
         let parsed = try checked(key, .verify, algorithm)
-        try key.key.verify(parsed, bytes(of: signedData), signature: bytes(of: signature))
+        try key.publicKey.verify(parsed, bytes(of: signedData), signature: bytes(of: signature))
         return true
     } ?? false
 }
@@ -33,7 +34,7 @@ public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorith
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     keyCall(error) { () throws(KeyError) -> CFData in
         let parsed = try checked(key, .encrypt, algorithm)
-        let ciphertext = try key.key.encrypt(parsed, bytes(of: plaintext))
+        let ciphertext = try key.publicKey.encrypt(parsed, bytes(of: plaintext))
         return NSData(bytes: ciphertext, length: ciphertext.count)
     }
 }
@@ -44,7 +45,8 @@ public func SecKeyCreateDecryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorith
                                       _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     keyCall(error) { () throws(KeyError) -> CFData in
         let parsed = try checked(key, .decrypt, algorithm)
-        let plaintext = try KeyOperations.decrypt(key, parsed, bytes(of: ciphertext))
+        var plaintext = try KeyOperations.decrypt(key, algorithm, parsed, bytes(of: ciphertext))
+        defer { zeroize(&plaintext) }
         return NSData(bytes: plaintext, length: plaintext.count)
     }
 }
@@ -60,7 +62,8 @@ public func SecKeyCopyKeyExchangeResult(_ privateKey: SecKey, _ algorithm: SecKe
         let params = try KeyParameters(parameters)
         let size = params.entries["requestedSize"].flatMap(KeyParameters.integer)
         let info = (params.entries["sharedInfo"] as? Data).map { [UInt8]($0) } ?? []
-        let result = try KeyOperations.exchange(privateKey, parsed, with: publicKey.key, requestedSize: size, sharedInfo: info)
+        var result = try KeyOperations.exchange(privateKey, algorithm, parsed, with: publicKey.publicKey, requestedSize: size, sharedInfo: info)
+        defer { zeroize(&result) }
         return NSData(bytes: result, length: result.count)
     }
 }
@@ -68,7 +71,7 @@ public func SecKeyCopyKeyExchangeResult(_ privateKey: SecKey, _ algorithm: SecKe
 /// The parsed algorithm, if `key` supports it for `operation` (errSecUnimplemented otherwise).
 private func checked(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) throws(KeyError) -> KeyAlgorithm {
     let parsed = try parsedAlgorithm(algorithm)
-    guard KeySupport.supports(key.key, operation, parsed) else {
+    guard KeySupport.supports(key.kind, isPrivate: key.isPrivate, operation, parsed) else {
         throw KeyError(.unsupportedAlgorithm, "algorithm \(algorithm.rawValue) is not supported by the key")
     }
     return parsed

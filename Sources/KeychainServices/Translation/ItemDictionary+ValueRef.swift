@@ -1,6 +1,7 @@
 import Foundation
 import KeychainKeys
 import KeychainStore
+import KeyhavenAgentClient
 
 /// `kSecValueRef`: the object an item is made from (Add) or that names an item (a query).
 extension ItemDictionary {
@@ -18,10 +19,13 @@ extension ItemDictionary {
             for (name, attribute) in KeyItemAttributes.of(key) where attributes[name] == nil {
                 attributes[name] = attribute
             }
-            valueData = key.key.withExternalRepresentation { Data($0) }
+            guard let local = key.localKey else {
+                throw .param("a key the agent holds cannot be added again; add the key it was made from")
+            }
+            valueData = local.withExternalRepresentation { Data($0) }
         } else {
-            attributes["klbl"] = .data(key.key.applicationLabel)
-            attributes["kcls"] = .number(key.key.isPrivate ? 1 : 0)
+            attributes["klbl"] = .data(key.applicationLabel)
+            attributes["kcls"] = .number(key.isPrivate ? 1 : 0)
         }
     }
 }
@@ -29,7 +33,7 @@ extension ItemDictionary {
 /// What a key stores as attributes: Apple's `SecKeyCopyAttributes` set, as stored numbers.
 enum KeyItemAttributes {
     static func of(_ key: SecKey) -> [String: AttributeValue] {
-        let isPrivate = key.key.isPrivate
+        let isPrivate = key.isPrivate
         let extractable = key.isExtractable || !isPrivate
         let flags: [String: Bool] = [
             "perm": true, "priv": true, "modi": true, "sens": !extractable, "asen": !extractable,
@@ -38,25 +42,32 @@ enum KeyItemAttributes {
         ]
         var attributes = flags.mapValues { AttributeValue.number($0 ? 1 : 0) }
         attributes["kcls"] = .number(isPrivate ? 1 : 0)
-        attributes["klbl"] = .data(key.key.applicationLabel)
-        attributes["type"] = .number(Int64(key.key.kind.appleKeyType))
-        attributes["bsiz"] = .number(Int64(key.key.kind.bits))
-        attributes["esiz"] = .number(Int64(key.key.kind.bits))
+        attributes["klbl"] = .data(key.applicationLabel)
+        attributes["type"] = .number(Int64(key.kind.appleKeyType))
+        attributes["bsiz"] = .number(Int64(key.kind.bits))
+        attributes["esiz"] = .number(Int64(key.kind.bits))
         return attributes
     }
 
-    /// The `SecKey` a stored key item holds (nil for an item that is not a usable key).
-    static func key(from item: StoredItem) -> SecKey? {
-        guard item.itemClass == .key, let secret = item.secret,
-              case .number(let type)? = item.attributes["type"], case .number(let keyClass)? = item.attributes["kcls"],
-              let key = try? AsymmetricKey(externalRepresentation: Array(secret), keyType: Int(type), isPrivate: keyClass == 1)
-        else { return nil }
-        return SecKey(key, isExtractable: isExtractable(item), storedAttributes: item.attributes)
+    /// The `SecKey` a stored key item is (nil for an item that is not a usable key). From the
+    /// agent, a private key stays there: the `SecKey` has its public key and a reference.
+    static func key(from item: StoredItem, in keychain: any KeychainBackend) -> SecKey? {
+        guard item.itemClass == .key, case .number(let type)? = item.attributes["type"],
+              case .number(let keyClass)? = item.attributes["kcls"] else { return nil }
+        let extractable = isExtractable(item)
+        if let agent = keychain as? AgentKeychain {
+            let request = KeyOperationRequest(.publicKey, reference: item.persistentReference)
+            guard let bytes = try? agent.keyOperation(request, caller: AccessGroupConfiguration.currentCaller()),
+                  let publicKey = try? AsymmetricKey(externalRepresentation: Array(bytes), keyType: Int(type), isPrivate: false)
+            else { return nil }
+            if keyClass == 0 { return SecKey(publicKey, storedAttributes: item.attributes) }
+            return SecKey(agentKey: publicKey, reference: item.persistentReference, keychain: agent, isExtractable: extractable,
+                          storedAttributes: item.attributes)
+        }
+        guard let key = try? StoredKeyOperation.storedKey(item) else { return nil }
+        return SecKey(key, isExtractable: extractable, storedAttributes: item.attributes)
     }
 
     /// Whether a key item's material may be returned (`kSecAttrIsExtractable`, true when unset).
-    static func isExtractable(_ item: StoredItem) -> Bool {
-        guard item.itemClass == .key, case .number(let flag)? = item.attributes["extr"] else { return true }
-        return flag != 0 || item.attributes["kcls"] == .number(0)
-    }
+    static func isExtractable(_ item: StoredItem) -> Bool { StoredKeyOperation.isExtractable(item) }
 }

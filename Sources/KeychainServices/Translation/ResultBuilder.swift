@@ -13,27 +13,27 @@ struct ResultBuilder {
 
     /// The element for one item, or nil where Apple produces none (data asked for, none stored;
     /// a ref asked for on a password class).
-    func element(for item: StoredItem) -> Any? {
+    func element(for item: StoredItem, in keychain: any KeychainBackend) -> Any? {
         // A key that is not extractable never gives out its material, whatever is asked.
         let secret = KeyItemAttributes.isExtractable(item) ? item.secret : nil
         if returns.count == 1 && !returns.attributes {
             if returns.data { return secret.map { NSData(data: $0) } }
             if returns.persistentRef { return NSData(data: item.persistentReference.bytes) }
-            return ref(for: item)  // password items have no ref object (iOS): nil
+            return ref(for: item, in: keychain)  // password items have no ref object (iOS): nil
         }
         var dictionary: [String: Any] = [:]
         if returns.attributes { dictionary = attributes(of: item) }
         if returns.data, let secret { dictionary["v_Data"] = secret }
         if returns.persistentRef { dictionary["v_PersistentRef"] = item.persistentReference.bytes }
         if returns.ref {
-            if let ref = ref(for: item) { dictionary["v_Ref"] = ref } else { dictionary["class"] = item.itemClass.rawValue }
+            if let ref = ref(for: item, in: keychain) { dictionary["v_Ref"] = ref } else { dictionary["class"] = item.itemClass.rawValue }
         }
         return NSDictionary(dictionary: dictionary)
     }
 
     /// The object `kSecReturnRef` gives for an item: a `SecKey` for a key.
-    private func ref(for item: StoredItem) -> AnyObject? {
-        item.itemClass == .key ? KeyItemAttributes.key(from: item) : nil
+    private func ref(for item: StoredItem, in keychain: any KeychainBackend) -> AnyObject? {
+        item.itemClass == .key ? KeyItemAttributes.key(from: item, in: keychain) : nil
     }
 
     /// The item's attributes as Apple returns them.
@@ -63,11 +63,11 @@ struct ResultBuilder {
     }
 
     /// The whole result: one element, or an array for a multi-item limit. Nil: leave `*result`.
-    func result(for items: [StoredItem], limit: MatchLimit) -> AnyObject? {
+    func result(for items: [(keychain: any KeychainBackend, item: StoredItem)], limit: MatchLimit) -> AnyObject? {
         if limit.isMultiple {
-            return NSArray(array: returns.count == 0 ? [] : items.compactMap(element(for:)))
+            return NSArray(array: returns.count == 0 ? [] : items.compactMap { element(for: $0.item, in: $0.keychain) })
         }
         guard let first = items.first, returns.count > 0 else { return nil }
-        return element(for: first) as AnyObject?
+        return element(for: first.item, in: first.keychain) as AnyObject?
     }
 }

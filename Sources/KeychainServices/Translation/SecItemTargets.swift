@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStore
+import KeyhavenAgentClient
 
 /// Which keychains a SecItem call works on, and how results from several combine.
 ///
@@ -16,10 +17,14 @@ enum SecItemTargets {
     }
 
     /// Finds across keychains, in order, up to the query's limit (``KeychainSearch``).
-    static func find(_ dictionary: ItemDictionary, caller: Caller) throws(SecStatusError) -> [StoredItem] {
+    static func find(_ dictionary: ItemDictionary, caller: Caller) throws(SecStatusError) -> [(keychain: any KeychainBackend, item: StoredItem)] {
         let keychains = try forSearch(dictionary)
+        // A key's ref is made from its data, except from the agent, which keeps private keys
+        // (the ref then reaches the key through it).
+        let agentHeld = keychains.contains { $0 is AgentKeychain }
+        let withSecrets = dictionary.returns.data || (dictionary.needsSecrets && !agentHeld)
         return try engine { () throws(StoreError) in
-            try KeychainSearch.find(dictionary.query, in: keychains, caller: caller, withSecrets: dictionary.needsSecrets).map(\.item)
+            try KeychainSearch.find(dictionary.query, in: keychains, caller: caller, withSecrets: withSecrets)
         }
     }
 

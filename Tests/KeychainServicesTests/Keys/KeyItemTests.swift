@@ -114,3 +114,67 @@ struct KeyItemTests {
         #expect(checked > 0)
     }
 }
+
+extension KeyItemTests {
+    /// Through the agent, a stored private key's operations run inside the agent: with its
+    /// keychain locked they fail as the item would (errSecInteractionNotAllowed), and work again
+    /// after unlock. Embedded, the `SecKey` holds its material, as a software key does on Apple
+    /// platforms, and keeps working.
+    @Test("Through the agent, a stored private key is used inside the agent; locked, it cannot sign")
+    func storedKeyUsedInsideAgent() throws {
+        let keychain = try createKeychain("keys.keychain-db", password: "pw")
+        let key = try KeyTest.randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256)
+        #expect(SecItemAdd([kSecValueRef as String: key, kSecUseKeychain as String: keychain,
+                            kSecAttrApplicationTag as String: Self.tag] as CFDictionary, nil) == errSecSuccess)
+        var result: CFTypeRef?
+        #expect(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag,
+                                     kSecMatchSearchList as String: [keychain], kSecReturnRef as String: true] as CFDictionary,
+                                    &result) == errSecSuccess)
+        let found = try #require(result as? SecKey)
+        #expect(found == key)
+        let message = Data("locked or not".utf8) as CFData
+        var error: Unmanaged<CFError>?
+        #expect(SecKeyCreateSignature(found, .ecdsaSignatureMessageX962SHA256, message, &error) != nil)
+        #expect(SecKeychainLock(keychain) == errSecSuccess)
+        let signature = SecKeyCreateSignature(found, .ecdsaSignatureMessageX962SHA256, message, &error)
+        if TestAgent.isRequested {
+            #expect(signature == nil)
+            #expect(KeyTest.status(error)?.code == Int(errSecInteractionNotAllowed))
+            #expect(unlock(keychain, "pw") == errSecSuccess)
+            #expect(SecKeyCreateSignature(found, .ecdsaSignatureMessageX962SHA256, message, &error) != nil)
+            let exported = try #require(SecKeyCopyExternalRepresentation(found, &error))
+            #expect(exported as Data == (try KeyTest.data(key)))
+        } else {
+            #expect(signature != nil)
+        }
+        let publicKey = try #require(SecKeyCopyPublicKey(found))
+        let fresh = try #require(SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message, &error))
+        #expect(SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, message, fresh, &error))
+    }
+
+    @Test("Decryption and key exchange with a stored key work the same embedded and through the agent")
+    func storedKeyDecryptsAndExchanges() throws {
+        let key = try KeyTest.randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256,
+                                        extra: [kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true,
+                                                                                kSecAttrApplicationTag as String: Self.tag,
+                                                                                kSecAttrIsExtractable as String: false]])
+        var result: CFTypeRef?
+        #expect(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag,
+                                     kSecReturnRef as String: true] as CFDictionary, &result) == errSecSuccess)
+        let stored = try #require(result as? SecKey)
+        let publicKey = try #require(SecKeyCopyPublicKey(stored))
+        var error: Unmanaged<CFError>?
+        let packet = try #require(SecKeyCreateEncryptedData(publicKey, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM,
+                                                            Data("to the stored key".utf8) as CFData, &error))
+        let opened = try #require(SecKeyCreateDecryptedData(stored, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM, packet, &error))
+        #expect(opened as Data == Data("to the stored key".utf8))
+        let peer = try KeyTest.randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256)
+        let parameters = [SecKeyKeyExchangeParameter.requestedSize.rawValue as String: 16] as CFDictionary
+        let peerPublic = try #require(SecKeyCopyPublicKey(peer))
+        let ours = try #require(SecKeyCopyKeyExchangeResult(stored, .ecdhKeyExchangeStandardX963SHA256, peerPublic, parameters, &error))
+        let theirs = try #require(SecKeyCopyKeyExchangeResult(peer, .ecdhKeyExchangeStandardX963SHA256, publicKey, parameters, &error))
+        #expect(ours as Data == theirs as Data)
+        #expect(SecKeyCopyExternalRepresentation(stored, &error) == nil)
+        #expect(SecKeyCopyExternalRepresentation(key, &error) == nil)
+    }
+}
