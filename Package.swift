@@ -150,7 +150,7 @@ let linuxTargets: [Target] = [
     // libFuzzer targets (scripts/fuzz.sh); a normal build replays saved inputs.
     .executableTarget(
         name: "keyhaven-fuzz",
-        dependencies: ["KeychainServices", "KeychainStore", "KeyhavenAgentClient", .product(name: "Crypto", package: "swift-crypto")],
+        dependencies: ["KeychainServices", "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
     // Shared by the test targets: a fresh keychain home per test, one test at a time.

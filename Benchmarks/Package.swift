@@ -43,6 +43,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "KeychainServices", package: root),
                 .product(name: "Keyhaven", package: root),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Benchmarks/SecItem",
             swiftSettings: [.swiftLanguageMode(.v6)],

@@ -44,7 +44,7 @@ if ! $quick; then
         echo
         echo "| benchmark | p50 (us) | x floor |"
         echo "|---|---|---|"
-        grep -E '^(copy-matching|floor read|floor write|add|update|delete|match-limit-all|keyhaven|agent) |^unlock$' "$log" | sort -u | while read -r name; do
+        grep -E '^(copy-matching|floor read|floor write|add|update|delete|match-limit-all|keyhaven|key|agent) |^unlock$' "$log" | sort -u | while read -r name; do
             value="$(p50 "$name")"
             size="${name##* }"
             case "$name" in

@@ -15,6 +15,8 @@ enum FuzzTarget: String, CaseIterable {
     case agent
     /// SecItem query, attribute and update dictionaries, on a real keychain.
     case query
+    /// Key external representations, algorithm names, signatures, ciphertexts and peer keys.
+    case keys
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -31,6 +33,8 @@ enum FuzzTarget: String, CaseIterable {
             _ = try? AgentFraming.decode(AgentResponse.self, from: bytes)
         case .query:
             QueryFuzzer.run(bytes)
+        case .keys:
+            KeyFuzzer.run(bytes)
         }
     }
 

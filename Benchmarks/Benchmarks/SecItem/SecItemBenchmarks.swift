@@ -37,6 +37,7 @@ let benchmarks: @Sendable () -> Void = {
             registerItemOperations(backend, size: size)
         }
         registerOtherOperations(backend)
+        registerKeyBenchmarks(backend)
     }
 }
 
