@@ -3,6 +3,7 @@ package enum ItemClass: String, Sendable, Hashable, CaseIterable {
     case genericPassword = "genp"
     case internetPassword = "inet"
     case key = "keys"
+    case certificate = "cert"
 
     /// The attribute schema of this class, in Apple's column order.
     package var schema: ItemSchema {
@@ -10,6 +11,7 @@ package enum ItemClass: String, Sendable, Hashable, CaseIterable {
         case .genericPassword: return .genericPassword
         case .internetPassword: return .internetPassword
         case .key: return .key
+        case .certificate: return .certificate
         }
     }
 }

@@ -77,4 +77,12 @@ package struct ItemSchema: Sendable {
         attr("snrc", .number), attr("vyrc", .number),
         attr("wrap", .number, [.i, .a]), attr("unwp", .number, [.i, .a]),
     ])
+
+    /// Certificates (spec 1.5): `pkhh` is the SHA-1 of the public key, joined with keys' `klbl`.
+    static let certificate = ItemSchema(common + [
+        attr("ctyp", .number, [.p, .i, .a, .z]), attr("cenc", .number),
+        attr("alis", .blob, [.i, .a]), attr("subj", .data, [.i, .a]),
+        attr("issr", .data, [.p, .i, .a, .e]), attr("slnr", .data, [.p, .i, .a, .e]),
+        attr("skid", .data, [.i, .a]), attr("pkhh", .data, [.i, .a]),
+    ])
 }

@@ -5,10 +5,36 @@ import KeyhavenAgentClient
 
 /// `kSecValueRef`: the object an item is made from (Add) or that names an item (a query).
 extension ItemDictionary {
-    /// Whether results need the items' secrets: data asked for, or a key's ref (made from its data).
-    var needsSecrets: Bool { returns.data || (returns.ref && itemClass == .key) }
+    /// Whether results need the items' secrets: data asked for, or a key's or certificate's ref
+    /// (made from its data).
+    var needsSecrets: Bool { returns.data || (returns.ref && (itemClass == .key || itemClass == .certificate)) }
+
+    /// A certificate added as `kSecValueData`: its attributes are read from it as from a ref; data
+    /// that is not a DER certificate is errSecParam.
+    mutating func completeCertificateFromData() throws(SecStatusError) {
+        guard let data = valueData, let info = CertificateInfo(der: Array(data)) else {
+            throw .param("a certificate item's kSecValueData must be a DER certificate")
+        }
+        for (name, attribute) in CertificateItemAttributes.of(info) where attributes[name] == nil {
+            attributes[name] = attribute
+        }
+    }
 
     mutating func readValueRef(_ value: Any, _ operation: SecItemOperation) throws(SecStatusError) {
+        if let certificate = value as? SecCertificate, itemClass == .certificate {
+            valueRef = certificate
+            if operation == .add {
+                for (name, attribute) in CertificateItemAttributes.of(certificate.info) where attributes[name] == nil {
+                    attributes[name] = attribute
+                }
+                valueData = Data(certificate.info.der)
+            } else {
+                // Apple's primary key for certificates: issuer and serial number.
+                attributes["issr"] = .data(Data(certificate.info.normalizedIssuerContent))
+                attributes["slnr"] = .data(Data(certificate.info.serialNumber))
+            }
+            return
+        }
         guard let key = value as? SecKey, itemClass == .key else {
             throw .param("kSecValueRef holds no object of a class this keychain stores")
         }

@@ -55,8 +55,8 @@ struct ItemDictionary {
     var matchKeys: Set<String> = []
     var hostOrSubdomain: String?
     var valueData: Data?
-    /// `kSecValueRef`: a key to add, or to find (by its application label and class).
-    var valueRef: SecKey?
+    /// `kSecValueRef`: a key or certificate to add, or to find.
+    var valueRef: AnyObject?
     var persistentReference: PersistentReference?
     var useItemList = false
     var useTombstones: Bool?
@@ -81,6 +81,7 @@ struct ItemDictionary {
             if key == "v_Ref" { try readValueRef(value, operation); continue }
             try read(key, IncomingValue(value), operation)
         }
+        if operation == .add && itemClass == .certificate && valueRef == nil { try completeCertificateFromData() }
         try check(for: operation)
     }
 
@@ -110,13 +111,14 @@ struct ItemDictionary {
     private static func itemClass(_ value: Any?, reference: PersistentReference?, valueRef: Any?) throws(SecStatusError) -> ItemClass {
         guard let value else {
             if valueRef is SecKey { return .key }  // Apple takes the class from the ref
+            if valueRef is SecCertificate { return .certificate }
             guard let reference else { throw .param("kSecClass is missing") }
             return reference.itemClass
         }
         guard case .string(let name) = IncomingValue(value) else { throw .param("kSecClass is not a string") }
         if let itemClass = ItemClass(rawValue: name) { return itemClass }
-        if ["cert", "idnt"].contains(name) {
-            throw SecStatusError(errSecUnimplemented, "certificates and identities are not stored yet")
+        if name == "idnt" {
+            throw SecStatusError(errSecUnimplemented, "identities are not stored yet")
         }
         throw SecStatusError(errSecNoSuchClass, "kSecClass names no item class")
     }

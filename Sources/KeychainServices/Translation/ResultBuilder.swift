@@ -33,7 +33,11 @@ struct ResultBuilder {
 
     /// The object `kSecReturnRef` gives for an item: a `SecKey` for a key.
     private func ref(for item: StoredItem, in keychain: any KeychainBackend) -> AnyObject? {
-        item.itemClass == .key ? KeyItemAttributes.key(from: item, in: keychain) : nil
+        switch item.itemClass {
+        case .key: return KeyItemAttributes.key(from: item, in: keychain)
+        case .certificate: return CertificateItemAttributes.certificate(from: item)
+        default: return nil
+        }
     }
 
     /// The item's attributes as Apple returns them.

@@ -22,7 +22,7 @@ enum SecItemTargets {
         // A key's ref is made from its data, except from the agent, which keeps private keys
         // (the ref then reaches the key through it).
         let agentHeld = keychains.contains { $0 is AgentKeychain }
-        let withSecrets = dictionary.returns.data || (dictionary.needsSecrets && !agentHeld)
+        let withSecrets = dictionary.returns.data || (dictionary.needsSecrets && (!agentHeld || dictionary.itemClass == .certificate))
         return try engine { () throws(StoreError) in
             try KeychainSearch.find(dictionary.query, in: keychains, caller: caller, withSecrets: withSecrets)
         }

@@ -51,7 +51,10 @@ extension KeychainDatabase.Session {
             guard let first = writable.first else { throw StoreError(.missingEntitlement, "the caller has no default access group") }
             attributes["agrp"] = .string(first)
         }
-        if attributes["pdmn"] == nil { attributes["pdmn"] = .string(KeyClass.whenUnlocked.rawValue) }
+        if attributes["pdmn"] == nil {
+            // Apple's default: WhenUnlocked, but Always for certificates (spec 1.8).
+            attributes["pdmn"] = .string(item.itemClass == .certificate ? KeyClass.always.rawValue : KeyClass.whenUnlocked.rawValue)
+        }
         if attributes["sync"] == nil { attributes["sync"] = .number(0) }
         let now = Date()
         attributes["cdat"] = .date(now)
