@@ -14,6 +14,15 @@ import KeychainStore
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(attributes, for: .add)
+        if dictionary.isIdentity {
+            guard let identity = dictionary.valueRef as? SecIdentity else {
+                throw .param("an identity is added with kSecValueRef holding a SecIdentity")
+            }
+            let status = IdentityItems.add(identity, attributes: dictionary.attributes, to: dictionary.useKeychain)
+            guard status == errSecSuccess else { throw SecStatusError(status, "the identity could not be added") }
+            if let result, dictionary.returns.ref { result.pointee = identity }
+            return
+        }
         var item = NewItem(itemClass: dictionary.itemClass, attributes: dictionary.attributes, secret: dictionary.valueData)
         if let control = dictionary.accessControl {
             item.attributes["pdmn"] = .string(control.protection)
@@ -39,6 +48,12 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(query, for: .copyMatching)
         let caller = AccessGroupConfiguration.currentCaller()
+        if dictionary.isIdentity {
+            let identities = try IdentityItems.find(dictionary, caller: caller, limit: dictionary.limit.maximum)
+            let builder = ResultBuilder(returns: dictionary.returns, forAdd: false)
+            if let result, let value = builder.result(for: identities, limit: dictionary.limit) { result.pointee = value }
+            return
+        }
         let items = try SecItemTargets.find(dictionary, caller: caller)
         let builder = ResultBuilder(returns: dictionary.returns, forAdd: false)
         if let result, let value = builder.result(for: items, limit: dictionary.limit) { result.pointee = value }
@@ -53,6 +68,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(query, for: .update)
+        if dictionary.isIdentity {
+            throw SecStatusError(errSecUnimplemented, "updating identities is not supported yet: update the certificate and the key")
+        }
         let changes = try UpdateAttributes.changes(attributesToUpdate, itemClass: dictionary.itemClass,
                                                    querySync: dictionary.attributes["sync"])
         let caller = AccessGroupConfiguration.currentCaller()
@@ -70,6 +88,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(query, for: .delete)
         let caller = AccessGroupConfiguration.currentCaller()
+        if dictionary.isIdentity { return try IdentityItems.delete(dictionary, caller: caller) }
         try SecItemTargets.write(dictionary) { (database) throws(StoreError) in
             try database.delete(dictionary.query, caller: caller, makeTombstones: dictionary.useTombstones == true)
         }

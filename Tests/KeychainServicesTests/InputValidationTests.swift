@@ -63,7 +63,8 @@ struct InputValidationTests {
     @Test("Malformed persistent references are errSecParam; a row-id reference cannot be added")
     func malformedPersistentRefs() {
         #expect(copy([K.persistentRef: Data("short")]).0 == errSecParam)
-        #expect(copy([K.persistentRef: Data("cert0123456789abcdef")]).0 == errSecParam)
+        #expect(copy([K.persistentRef: Data("zzzz0123456789abcdef")]).0 == errSecParam)
+        #expect(copy([K.persistentRef: Data("cert0123456789abcdef")]).0 == errSecItemNotFound)
         #expect(copy([K.persistentRef: "genp0123456789abcdef"]).0 == errSecParam)
         #expect(copy([K.persistentRef: Data("genp0123456789abcdef")]).0 == errSecItemNotFound)
         #expect(add(genericPassword([K.persistentRef: Data("genp") + Data(count: 8)])) == errSecParam)
@@ -178,11 +179,15 @@ struct InputValidationTests {
         #expect(secret(genericPassword())?.count == 1 << 20)
     }
 
-    @Test("Certificates and identities are not stored yet: errSecUnimplemented; keys are")
+    @Test("Keys, certificates and identities: data that is not a certificate is errSecParam; an empty keychain has none")
     func otherClasses() {
-        #expect(add([K.class: kSecClassCertificate, K.data: Data("der")]) == errSecUnimplemented)
+        #expect(add([K.class: kSecClassCertificate, K.data: Data("der")]) == errSecParam)
+        #expect(add([K.class: kSecClassCertificate]) == errSecParam)
         #expect(copy([K.class: kSecClassKey]).0 == errSecItemNotFound)
-        #expect(copy([K.class: kSecClassIdentity]).0 == errSecUnimplemented)
+        #expect(copy([K.class: kSecClassCertificate]).0 == errSecItemNotFound)
+        #expect(copy([K.class: kSecClassIdentity]).0 == errSecItemNotFound)
+        #expect(add([K.class: kSecClassIdentity, K.data: Data("x".utf8)]) == errSecParam)
+        #expect(copy([K.class: kSecClassIdentity, kSecAttrService as String: "svc"]).0 == errSecNoSuchAttr)
     }
 
     @Test("Key items: a kSecValueRef that is not a key, or a key attribute of the wrong type, is errSecParam")

@@ -21,7 +21,13 @@ extension ItemDictionary {
     }
 
     mutating func readValueRef(_ value: Any, _ operation: SecItemOperation) throws(SecStatusError) {
-        if let certificate = value as? SecCertificate, itemClass == .certificate {
+        if let identity = value as? SecIdentity, isIdentity {
+            valueRef = identity
+            attributes["issr"] = .data(Data(identity.certificate.info.normalizedIssuerContent))
+            attributes["slnr"] = .data(Data(identity.certificate.info.serialNumber))
+            return
+        }
+        if let certificate = value as? SecCertificate, itemClass == .certificate, !isIdentity {
             valueRef = certificate
             if operation == .add {
                 for (name, attribute) in CertificateItemAttributes.of(certificate.info) where attributes[name] == nil {

@@ -44,6 +44,9 @@ struct ReturnFlags: Equatable, Sendable {
 /// `query_applier` (spec 1.9).
 struct ItemDictionary {
     var itemClass: ItemClass
+    /// `kSecClassIdentity`: `itemClass` is then `.certificate`, and key attributes go to `keyAttributes`.
+    var isIdentity = false
+    var keyAttributes: [String: AttributeValue] = [:]
     /// Attributes by wire name, converted to their kinds. Never includes `kSecValueData`.
     var attributes: [String: AttributeValue] = [:]
     var accessControl: SecAccessControl?
@@ -74,8 +77,16 @@ struct ItemDictionary {
             try Self.persistentReference(entry.value)
         }
         let ref = entries.first { $0.key == "v_Ref" }?.value
-        itemClass = try Self.itemClass(entries.first { $0.key == "class" }?.value, reference: persistentRef,
-                                       valueRef: ref)
+        let classValue = entries.first { $0.key == "class" }?.value
+        if case .string("idnt")? = classValue.map(IncomingValue.init) {
+            isIdentity = true
+            itemClass = .certificate
+        } else if classValue == nil, ref is SecIdentity {
+            isIdentity = true
+            itemClass = .certificate
+        } else {
+            itemClass = try Self.itemClass(classValue, reference: persistentRef, valueRef: ref)
+        }
         persistentReference = persistentRef
         for (key, value) in entries {
             if key == "v_Ref" { try readValueRef(value, operation); continue }
@@ -117,9 +128,6 @@ struct ItemDictionary {
         }
         guard case .string(let name) = IncomingValue(value) else { throw .param("kSecClass is not a string") }
         if let itemClass = ItemClass(rawValue: name) { return itemClass }
-        if name == "idnt" {
-            throw SecStatusError(errSecUnimplemented, "identities are not stored yet")
-        }
         throw SecStatusError(errSecNoSuchClass, "kSecClass names no item class")
     }
 

@@ -57,6 +57,36 @@ struct ResultBuilder {
         return dictionary
     }
 
+    /// The element for one identity: the key's attributes with the certificate's over them, and
+    /// `certdata` (the certificate's DER); its data is the key's; its ref a `SecIdentity`; its
+    /// persistent reference the certificate's.
+    func element(for identity: IdentityItems.Found) -> Any? {
+        let secret = KeyItemAttributes.isExtractable(identity.key) ? identity.key.secret : nil
+        if returns.count == 1 && !returns.attributes {
+            if returns.data { return secret.map { NSData(data: $0) } }
+            if returns.persistentRef { return NSData(data: identity.certificate.persistentReference.bytes) }
+            return IdentityItems.identity(identity)
+        }
+        var dictionary: [String: Any] = [:]
+        if returns.attributes {
+            dictionary = attributes(of: identity.key)
+            dictionary.merge(attributes(of: identity.certificate)) { $1 }
+            dictionary["certdata"] = identity.certificate.secret
+        }
+        if returns.data, let secret { dictionary["v_Data"] = secret }
+        if returns.persistentRef { dictionary["v_PersistentRef"] = identity.certificate.persistentReference.bytes }
+        if returns.ref, let ref = IdentityItems.identity(identity) { dictionary["v_Ref"] = ref }
+        return NSDictionary(dictionary: dictionary)
+    }
+
+    func result(for identities: [IdentityItems.Found], limit: MatchLimit) -> AnyObject? {
+        if limit.isMultiple {
+            return NSArray(array: returns.count == 0 ? [] : identities.compactMap { element(for: $0) })
+        }
+        guard let first = identities.first, returns.count > 0 else { return nil }
+        return element(for: first) as AnyObject?
+    }
+
     static func bridge(_ value: AttributeValue) -> Any {
         switch value {
         case .string(let s): return s

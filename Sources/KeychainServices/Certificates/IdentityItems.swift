@@ -1,0 +1,108 @@
+import Foundation
+import KeychainKeys
+import KeychainStore
+import KeyhavenAgentClient
+
+/// `kSecClassIdentity`: there is no identity table. An identity is a certificate and a private key
+/// whose `klbl` equals the certificate's `pkhh`, in the same keychain, both visible to the caller
+/// (spec 1.7). Certificate attributes filter the certificates, key attributes the keys; the
+/// access group and synchronizable filters apply to both.
+enum IdentityItems {
+    struct Found {
+        let keychain: any KeychainBackend
+        let certificate: StoredItem
+        let key: StoredItem
+    }
+
+    static let sharedAttributes: Set<String> = ["agrp", "sync", "pdmn"]
+
+    static func find(_ dictionary: ItemDictionary, caller: Caller, limit: Int?) throws(SecStatusError) -> [Found] {
+        var certificates = dictionary.query
+        certificates.limit = nil
+        var keys = ItemQuery(itemClass: .key)
+        keys.criteria = dictionary.keyAttributes
+        keys.criteria["kcls"] = .number(1)
+        for name in sharedAttributes { if let value = dictionary.attributes[name] { keys.criteria[name] = value } }
+        keys.matchAnySynchronizable = certificates.matchAnySynchronizable
+        keys.tombstone = certificates.tombstone
+        keys.limit = nil
+        var found: [Found] = []
+        var firstError: StoreError?
+        for keychain in try SecItemTargets.forSearch(dictionary) {
+            let agentHeld = keychain is AgentKeychain
+            do throws(StoreError) {
+                let certItems = try findOrNone(certificates, in: keychain, caller: caller, withSecrets: true)
+                guard !certItems.isEmpty else { continue }
+                let keyItems = try findOrNone(keys, in: keychain, caller: caller, withSecrets: dictionary.returns.data || !agentHeld)
+                for certificate in certItems {
+                    guard case .data(let hash)? = certificate.attributes["pkhh"] else { continue }
+                    for key in keyItems where key.attributes["klbl"] == .data(hash) {
+                        found.append(Found(keychain: keychain, certificate: certificate, key: key))
+                    }
+                }
+            } catch {
+                firstError = firstError ?? error
+            }
+            if let limit, found.count >= limit { break }
+        }
+        if let limit { found = Array(found.prefix(limit)) }
+        guard !found.isEmpty else { throw SecStatusError(firstError ?? StoreError(.itemNotFound, "no identity matched")) }
+        return found
+    }
+
+    private static func findOrNone(_ query: ItemQuery, in keychain: any KeychainBackend, caller: Caller,
+                                   withSecrets: Bool) throws(StoreError) -> [StoredItem] {
+        do { return try keychain.find(query, caller: caller, withSecrets: withSecrets) } catch where error.code == .itemNotFound { return [] }
+    }
+
+    /// The identity a found pair is, for `kSecReturnRef`.
+    static func identity(_ found: Found) -> SecIdentity? {
+        guard let certificate = CertificateItemAttributes.certificate(from: found.certificate),
+              let key = KeyItemAttributes.key(from: found.key, in: found.keychain) else { return nil }
+        return SecIdentity(certificate: certificate, privateKey: key)
+    }
+
+    /// Adds an identity: its certificate, then its private key. An existing certificate or key is
+    /// kept; errSecDuplicateItem only when both were there (Apple's client does the same).
+    static func add(_ identity: SecIdentity, attributes: [String: AttributeValue], to keychain: SecKeychain?) -> OSStatus {
+        var base: [String: Any] = [:]
+        for name in sharedAttributes { if let value = attributes[name] { base[name] = ResultBuilder.bridge(value) } }
+        if let keychain { base["u_Keychain"] = keychain }
+        var certificateItem = base
+        certificateItem["v_Ref"] = identity.certificate
+        let certificateStatus = SecItemAdd(NSDictionary(dictionary: certificateItem), nil)
+        guard certificateStatus == errSecSuccess || certificateStatus == errSecDuplicateItem else { return certificateStatus }
+        var keyStatus = errSecDuplicateItem
+        if identity.privateKey.localKey != nil {
+            var keyItem = base
+            keyItem["v_Ref"] = identity.privateKey
+            keyStatus = SecItemAdd(NSDictionary(dictionary: keyItem), nil)
+        }
+        guard keyStatus == errSecSuccess || keyStatus == errSecDuplicateItem else { return keyStatus }
+        return certificateStatus == errSecDuplicateItem && keyStatus == errSecDuplicateItem ? errSecDuplicateItem : errSecSuccess
+    }
+
+    /// Deletes identities: each certificate, then its key unless another certificate still uses it.
+    static func delete(_ dictionary: ItemDictionary, caller: Caller) throws(SecStatusError) {
+        let found = try find(dictionary, caller: caller, limit: nil)
+        for identity in found {
+            var certificate = ItemQuery(itemClass: .certificate)
+            certificate.persistentReference = identity.certificate.persistentReference
+            certificate.criteria["sync"] = identity.certificate.attributes["sync"]
+            _ = try engine { () throws(StoreError) in
+                try identity.keychain.delete(certificate, caller: caller, makeTombstones: dictionary.useTombstones == true)
+            }
+            guard let label = identity.key.attributes["klbl"] else { continue }
+            var others = ItemQuery(itemClass: .certificate)
+            others.criteria["pkhh"] = label
+            others.matchAnySynchronizable = true
+            let stillUsed = (try? identity.keychain.find(others, caller: caller, withSecrets: false))?.isEmpty == false
+            if !stillUsed {
+                var key = ItemQuery(itemClass: .key)
+                key.persistentReference = identity.key.persistentReference
+                key.criteria["sync"] = identity.key.attributes["sync"]
+                _ = try? identity.keychain.delete(key, caller: caller, makeTombstones: dictionary.useTombstones == true)
+            }
+        }
+    }
+}
