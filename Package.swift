@@ -51,6 +51,12 @@ let linuxTargets: [Target] = [
         name: "CSQLiteFaults",
         dependencies: ["CSQLite"]
     ),
+    // The system OpenSSL's libcrypto (Debian: libssl-dev), for PKCS#12 files only (KeychainKeys' PKCS12_openssl.swift).
+    .systemLibrary(
+        name: "COpenSSL",
+        pkgConfig: "libcrypto",
+        providers: [.apt(["libssl-dev"])]
+    ),
     // Process hardening for the agent: not dumpable, no core file, freed memory overwritten.
     .target(name: "CHardening"),
     // The engine's plain types: errors, the item model, the keychain home, the wire format.
@@ -77,6 +83,7 @@ let linuxTargets: [Target] = [
         name: "KeychainKeys",
         dependencies: [
             "KeychainModel",
+            "COpenSSL",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "X509", package: "swift-certificates"),

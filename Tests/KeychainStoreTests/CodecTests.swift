@@ -69,7 +69,8 @@ import Testing
         #expect(PersistentReference(Data("genp".utf8) + uuid) == .uuid(.genericPassword, uuid))
         #expect(PersistentReference(Data("inet".utf8) + Data([0, 0, 0, 0, 0, 0, 1, 2])) == .rowID(.internetPassword, 258))
         #expect(PersistentReference.uuid(.genericPassword, uuid).bytes == Data("genp".utf8) + uuid)
-        #expect(PersistentReference(Data("cert".utf8) + uuid) == nil)
+        #expect(PersistentReference(Data("idnt".utf8) + uuid) == nil)
+        #expect(PersistentReference(Data("cert".utf8) + uuid) == .uuid(.certificate, uuid))
         #expect(PersistentReference(Data("genp".utf8) + uuid.prefix(15)) == nil)
         #expect(PersistentReference(Data()) == nil)
     }

@@ -24,6 +24,17 @@ struct AgentProtocolTests {
         return query
     }
 
+    static var keyOperation: KeyOperationRequest {
+        var request = KeyOperationRequest(.keyExchange, reference: .uuid(.key, Data(repeating: 9, count: 16)))
+        request.algorithm = "algid:keyexchange:ECDH:KDFX963:SHA256"
+        request.input = Data([1, 2])
+        request.peerPublicKey = Data([4, 5, 6])
+        request.peerKeyType = 73
+        request.requestedSize = 32
+        request.sharedInfo = Data("info".utf8)
+        return request
+    }
+
     static var requests: [AgentRequest] {
         var changes = ItemChanges()
         changes.attributes = ["labl": .string("new")]
@@ -40,6 +51,7 @@ struct AgentProtocolTests {
             .update(keychains: [], query: query, changes: changes, caller: caller),
             .delete(keychains: ["/a"], query: ItemQuery(itemClass: .internetPassword), caller: caller, makeTombstones: true),
             .backup(keychain: "/k", destination: "/b"), .shutdown,
+            .keyOperation(keychains: ["/k"], request: keyOperation, caller: caller),
         ]
     }
 
@@ -51,6 +63,7 @@ struct AgentProtocolTests {
         full.count = 3
         full.home = "/home/ann/.local/share/keyhaven"
         full.pid = 1234
+        full.data = Data([0xDE, 0xAD])
         return [AgentResponse(), full, AgentResponse(error: StoreError(.itemNotFound, "no such item"))]
     }
 
@@ -74,6 +87,9 @@ struct AgentProtocolTests {
         #expect(keychains == ["/a", "/b"] && caller.accessGroups == ["a", "*"])
         #expect(query.criteria == Self.query.criteria && query.limit == nil && query.tombstone == false)
         #expect(query.persistentReference == .rowID(.genericPassword, 9) && query.hostOrSubdomain == "example.com")
+        guard case .keyOperation(_, let operation, _) = try AgentFraming.decode(AgentRequest.self, from: payload(Self.requests.last!))
+        else { Issue.record("not a key operation"); return }
+        #expect(operation == Self.keyOperation)
     }
 
     @Test("Every response survives a round trip; an error comes back as the same code and message")
@@ -87,18 +103,19 @@ struct AgentProtocolTests {
         #expect(item.attributes == Self.item.attributes && item.secret == Self.item.secret)
         #expect(item.persistentReference == Self.item.persistentReference && item.accessControlFlags == 1 << 40)
         #expect(full.count == 3 && full.pid == 1234 && full.status?.isForeign == true && full.settings?.lockInterval == 60)
+        #expect(full.data == Data([0xDE, 0xAD]))
         let failure = try AgentFraming.decode(AgentResponse.self, from: payload(Self.responses[2]))
         #expect(failure.error == StoreError(.itemNotFound, "no such item"))
     }
 
     @Test("Another version is .wrongVersion, naming it (a JSON frame is version 1)")
     func versions() {
-        #expect(throws: StoreError.self) { try AgentFraming.decode(AgentRequest.self, from: [3, 0, 1]) }
+        #expect(throws: StoreError.self) { try AgentFraming.decode(AgentRequest.self, from: [2, 0, 1]) }
         do {
             _ = try AgentFraming.decode(AgentRequest.self, from: Array(#"{"v":1,"body":{"hello":{}}}"#.utf8))
             Issue.record("a version 1 frame was read")
         } catch {
-            #expect(error.code == .wrongVersion && error.message.contains("protocol 1, not 2"))
+            #expect(error.code == .wrongVersion && error.message.contains("protocol 1, not 3"))
         }
     }
 
@@ -119,11 +136,11 @@ struct AgentProtocolTests {
     @Test("Forged counts and lengths fail before allocating; invalid UTF-8, booleans and tags are refused")
     func forgedFields() {
         let cases: [(String, [UInt8])] = [
-            ("count larger than the message", [2, 0, 11] + [0xFF, 0xFF, 0xFF, 0x7F]),
-            ("the data is truncated", [2, 0, 6] + [0xFF, 0xFF, 0xFF, 0xFF]),
-            ("text that is not UTF-8", [2, 0, 6, 2, 0, 0, 0, 0xC3, 0x28]),
-            ("a boolean that is neither 0 nor 1", [2, 7]),
-            ("an unknown request", [2, 0, 200]),
+            ("count larger than the message", [3, 0, 11] + [0xFF, 0xFF, 0xFF, 0x7F]),
+            ("the data is truncated", [3, 0, 6] + [0xFF, 0xFF, 0xFF, 0xFF]),
+            ("text that is not UTF-8", [3, 0, 6, 2, 0, 0, 0, 0xC3, 0x28]),
+            ("a boolean that is neither 0 nor 1", [3, 7]),
+            ("an unknown request", [3, 0, 200]),
         ]
         for (message, bytes) in cases {
             do {

@@ -187,7 +187,7 @@ struct AgentTests {
         #expect(try k.run("agent", "start").status == 0)
         let socket = AgentSocket(path: k.runtime + "/keyhaven/agent.sock")
         // Malformed frames of this version, and oversized ones: the connection closes, unanswered.
-        for garbage in [[0xFF, 0xFF, 0xFF, 0xFF], [0, 0, 0, 3, 2, 0, 200], [0, 0, 0, 1, 2]] as [[UInt8]] {
+        for garbage in [[0xFF, 0xFF, 0xFF, 0xFF], [0, 0, 0, 3, AgentFraming.version, 0, 200], [0, 0, 0, 1, AgentFraming.version]] as [[UInt8]] {
             #expect(try exchangeRaw(garbage, socket: socket.path).isEmpty)
         }
         // Another version (a JSON frame is version 1): answered with what to do, then closed.
