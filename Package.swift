@@ -188,7 +188,7 @@ let linuxTargets: [Target] = [
     .testTarget(
         name: "KeychainServicesTests",
         dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper",
-                       "keyhavend", "Security", .product(name: "Crypto", package: "swift-crypto")],
+                       "keyhavend", "Security", "KeychainKeys", .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
     // Calls Apple's functions the way wrapper code does; warnings are errors here, so a status

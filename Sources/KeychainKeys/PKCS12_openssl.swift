@@ -100,3 +100,62 @@ package enum PKCS12 {
         throw .malformed("the private key is not an EC (P-256, P-384, P-521) or RSA key")
     }
 }
+
+extension PKCS12 {
+    /// A PKCS#12 file holding `privateKey` with `certificate` (and `chain`), encrypted with
+    /// OpenSSL 3's defaults: PBES2 with AES-256-CBC and PBKDF2, and an HMAC-SHA-256 MAC.
+    package static func write(privateKey: AsymmetricKey, certificate: CertificateInfo, chain: [CertificateInfo],
+                              label: String?, passphrase: String) throws(PKCS12Failure) -> [UInt8] {
+        _ = providersLoaded
+        ERR_clear_error()
+        defer { ERR_clear_error() }
+        guard privateKey.isPrivate else { throw .malformed("a PKCS#12 file needs a private key") }
+        let key = try openSSLKey(privateKey)
+        defer { EVP_PKEY_free(key) }
+        let leaf = try openSSLCertificate(certificate.der)
+        defer { X509_free(leaf) }
+        guard let others = keyhaven_sk_X509_new_null() else { throw .malformed("out of memory") }
+        defer { keyhaven_sk_X509_pop_free(others) }
+        for member in chain {
+            let x509 = try openSSLCertificate(member.der)
+            guard keyhaven_sk_X509_push(others, x509) > 0 else { X509_free(x509); throw .malformed("out of memory") }
+        }
+        guard let p12 = PKCS12_create(passphrase, label, key, leaf, others, 0, 0, 0, 0, 0) else {
+            throw .malformed("the PKCS#12 file could not be made (is the certificate the key's?)")
+        }
+        defer { PKCS12_free(p12) }
+        var buffer: UnsafeMutablePointer<UInt8>?
+        let length = i2d_PKCS12(p12, &buffer)
+        guard length > 0, let buffer else { throw .malformed("the PKCS#12 file could not be encoded") }
+        defer { CRYPTO_free(buffer, #fileID, #line) }
+        return Array(UnsafeBufferPointer(start: buffer, count: Int(length)))
+    }
+
+    /// Our key in OpenSSL, through its PKCS#8 DER (zeroed once read).
+    private static func openSSLKey(_ key: AsymmetricKey) throws(PKCS12Failure) -> OpaquePointer {
+        var der: [UInt8]
+        switch key {
+        case .ecPrivate(.p256(let k)): der = AsymmetricKey.copyAndClear(k.derRepresentation)
+        case .ecPrivate(.p384(let k)): der = AsymmetricKey.copyAndClear(k.derRepresentation)
+        case .ecPrivate(.p521(let k)): der = AsymmetricKey.copyAndClear(k.derRepresentation)
+        case .rsaPrivate(let k): der = AsymmetricKey.copyAndClear(k.pkcs8DERRepresentation)
+        default: throw .malformed("a PKCS#12 file needs a private key")
+        }
+        defer { zeroize(&der) }
+        let parsed = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
+        }
+        guard let parsed else { throw .malformed("the private key could not be handed to OpenSSL") }
+        return parsed
+    }
+
+    private static func openSSLCertificate(_ der: [UInt8]) throws(PKCS12Failure) -> OpaquePointer {
+        let parsed = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_X509(nil, &cursor, buffer.count)
+        }
+        guard let parsed else { throw .malformed("a certificate could not be handed to OpenSSL") }
+        return parsed
+    }
+}

@@ -85,3 +85,33 @@ struct PKCS12ImportTests {
         #expect(items == nil)
     }
 }
+
+import KeychainKeys
+
+extension PKCS12ImportTests {
+    @Test("Keyhaven's PKCS#12 (OpenSSL 3's defaults: AES-256-CBC, PBKDF2, HMAC-SHA-256) opens in openssl pkcs12 and imports back")
+    func exportOpensInOpenSSL() throws {
+        let folder = try KeyTest.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let original = try makeFile(legacy: true, rsa: false, passphrase: "in", in: folder)
+        let identity = try PKCS12.read(Array(original), passphrase: "in")
+        let exported = try PKCS12.write(privateKey: identity.privateKey, certificate: identity.certificate, chain: identity.chain,
+                                        label: "exported identity", passphrase: "out pass")
+        try Data(exported).write(to: folder.appendingPathComponent("out.p12"))
+        #expect(try KeyTest.openssl(["pkcs12", "-in", "@out.p12", "-passin", "pass:out pass", "-nodes", "-out", "@out.pem"], in: folder) == 0)
+        let pem = try String(contentsOf: folder.appendingPathComponent("out.pem"), encoding: .utf8)
+        #expect(pem.contains("Leaf Identity") && pem.contains("Test CA") && pem.contains("PRIVATE KEY"))
+        #expect(try KeyTest.openssl(["pkcs12", "-in", "@out.p12", "-passin", "pass:wrong", "-nodes", "-out", "@bad.pem"], in: folder) != 0)
+        // OpenSSL 3's default algorithms, as `openssl pkcs12 -info` reports them.
+        let info = folder.appendingPathComponent("info.txt").path
+        #expect(try Shell.run("/bin/sh", ["-c", "openssl pkcs12 -in '\(folder.path)/out.p12' -passin 'pass:out pass' -info -noout 2> '\(info)'"]) == 0)
+        let report = try String(contentsOfFile: info, encoding: .utf8)
+        #expect(report.contains("MAC: sha256") && report.contains("PBES2") && report.contains("AES-256-CBC"), "\(report)")
+        var items: CFArray?
+        #expect(SecPKCS12Import(Data(exported) as CFData, [kSecImportExportPassphrase as String: "out pass"] as CFDictionary, &items)
+                == errSecSuccess)
+        let item = try #require((items as? [[String: Any]])?.first)
+        #expect(item[kSecImportItemLabel as String] as? String == "exported identity")
+        #expect((item[kSecImportItemCertChain as String] as? [SecCertificate])?.count == 2)
+    }
+}
