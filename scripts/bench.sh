@@ -19,7 +19,9 @@ if $quick; then
     (cd Benchmarks && swift package --disable-sandbox benchmark --filter '^(copy-matching|floor read) 10000$' --no-progress) >"$log" 2>&1 \
         || { tail -30 "$log"; exit 1; }
 else
-    # The agent benchmarks start this keyhavend.
+    # The agent benchmarks start this keyhavend. Stale Security modules make a rebuilt X509 fail
+    # (docs/porting.md, section 5): drop them first.
+    find .build Benchmarks/.build -path '*/Modules/Security.*' -delete 2>/dev/null || true
     swift build -c release --static-swift-stdlib --disable-local-rpath --product keyhavend >/dev/null
     export KEYHAVEN_BENCH_AGENT="$(swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path)/keyhavend"
     (cd Benchmarks && swift package --disable-sandbox benchmark --no-progress) >"$log" 2>&1 || { tail -30 "$log"; exit 1; }
