@@ -19,6 +19,7 @@
 //                                                (ListenMode.swift)
 //   keyhaven-test-helper probe SOCKET            connects as the library does: "ok" or the error
 //   keyhaven-test-helper model NAME THREADS OPERATIONS
+//   keyhaven-test-helper keys PREFIX COUNT       adds stored P-256 keys, one acknowledgement a line
 //                                                the concurrency test's worker (ModelMode.swift)
 import Foundation
 import KeychainServices
@@ -32,6 +33,7 @@ if arguments.count > 1, arguments[1] == "groups" {
     exit(0)
 }
 SecAccessGroupsSetCurrent(["multi.process.group"] as NSArray)
+if arguments.count == 4, arguments[1] == "keys", let count = Int(arguments[3]) { runKeyMode(prefix: arguments[2], count: count) }
 if arguments.count == 4, arguments[1] == "stream", let count = Int(arguments[3]) {
     runStream(run: arguments[2], count: count)
 }

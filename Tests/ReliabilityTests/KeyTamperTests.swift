@@ -9,7 +9,7 @@ import Testing
 /// damaged key is errSecDecode or hidden, and a second key stays usable.
 @Suite(.freshKeychain())
 struct KeyTamperTests {
-    static let message = Data("tamper with the key".utf8) as CFData
+    static var message: CFData { Data("tamper with the key".utf8) as CFData }
 
     func makeKey(_ tag: String) throws -> SecKey {
         let parameters: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
@@ -60,5 +60,63 @@ struct KeyTamperTests {
         #expect(Self.signs("victim", verifiedBy: victim) == errSecSuccess)
         #expect(flips > 100)
         Reliability.record("tampering: \(flips) single-byte flips of a key row; another key used: 0")
+    }
+}
+
+/// SIGKILL during key adds: every key whose add returned is there afterwards and signs for its
+/// public key; the one in flight is whole or absent. (The helper writes to the group
+/// "multi.process.group", which the test's groups include.)
+@Suite(.freshKeychain(accessGroups: ["multi.process.group"]))
+struct KeyCrashTests {
+    @Test("SIGKILL at random moments during stored-key generation loses no acknowledged key")
+    func killedDuringKeyAdds() throws {
+        let kills = Reliability.count(quick: 15, full: 200)
+        var acknowledged: [(tag: String, publicKey: Data)] = []
+        for run in 0..<kills {
+            let started = try HelperProcess.start(["keys", "k\(run)", "100000"])
+            usleep(UInt32.random(in: 30_000...150_000))
+            kill(started.0.processIdentifier, SIGKILL)
+            let (_, output) = HelperProcess.finish(started)
+            for line in output.split(separator: "\n") {
+                let parts = line.split(separator: " ").map(String.init)
+                guard parts.count == 3, parts[0] == "K", let bytes = Data(hexString: parts[2]) else { continue }
+                acknowledged.append(("k\(run)-\(parts[1])", bytes))
+            }
+        }
+        KeychainRegistry.shared.closeAll()
+        let message = Data("after the crash".utf8) as CFData
+        for (tag, publicBytes) in acknowledged {
+            var result: CFTypeRef?
+            let status = SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data(tag.utf8),
+                                              kSecReturnRef as String: true] as CFDictionary, &result)
+            #expect(status == errSecSuccess, "\(tag) lost: \(status)")
+            guard let key = result as? SecKey, let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message, nil)
+            else { continue }
+            let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                             kSecAttrKeyClass as String: kSecAttrKeyClassPublic]
+            let publicKey = try #require(SecKeyCreateWithData(publicBytes as CFData, attributes as CFDictionary, nil))
+            #expect(SecKeyVerifySignature(publicKey, .ecdsaSignatureMessageX962SHA256, message, signature, nil), "\(tag) is another key")
+        }
+        var all: CFTypeRef?
+        #expect(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecMatchLimit as String: kSecMatchLimitAll,
+                                     kSecReturnAttributes as String: true] as CFDictionary, &all) == errSecSuccess)
+        let stored = (all as? [[String: Any]])?.count ?? 0
+        #expect(stored >= acknowledged.count && stored <= acknowledged.count + kills)
+        #expect(acknowledged.count > 0)
+        Reliability.record("crashes: \(kills) SIGKILLs during key adds, \(acknowledged.count) keys acknowledged, \(stored) stored; lost: 0")
+    }
+}
+
+extension Data {
+    init?(hexString: String) {
+        var bytes: [UInt8] = []
+        var index = hexString.startIndex
+        while index < hexString.endIndex {
+            let next = hexString.index(index, offsetBy: 2, limitedBy: hexString.endIndex) ?? hexString.endIndex
+            guard let byte = UInt8(hexString[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        self.init(bytes)
     }
 }
