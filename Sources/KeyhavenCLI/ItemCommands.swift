@@ -122,8 +122,9 @@ struct DeletePassword<Options: PasswordItemOptions>: ParsableCommand {
 }
 
 struct DumpKeychain: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "dump-keychain", abstract: "List every password item.").underKeyhaven
-    @Flag(name: .customShort("d"), help: "Also show each item's password.") var data = false
+    static let configuration = CommandConfiguration(commandName: "dump-keychain",
+                                                    abstract: "List every item: passwords, keys and certificates.").underKeyhaven
+    @Flag(name: .customShort("d"), help: "Also show each password's and certificate's data (never a key's).") var data = false
     @Flag(name: .long, help: "Print JSON, for scripts.") var json = false
     @Argument(help: "The keychains (default: the search list).") var keychains: [String] = []
 
@@ -137,7 +138,9 @@ struct DumpKeychain: ParsableCommand {
                     query.limit = nil
                     query.matchAnySynchronizable = true
                     do throws(StoreError) {
-                        let items = try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: data)).items ?? []
+                        // A key's material is never listed, -d or not.
+                        let withSecrets = data && itemClass != .key
+                        let items = try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: withSecrets)).items ?? []
                         listed += items.map { (path, $0) }
                     } catch where error.code == .itemNotFound {
                         continue

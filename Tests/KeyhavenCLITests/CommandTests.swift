@@ -1,6 +1,7 @@
 import Foundation
 import KeychainStore
 import KeychainTestSupport
+import KeyhavenAgentClient
 import Testing
 
 /// The `keyhaven` command end to end: real binaries, a real agent, a temporary home and runtime
@@ -133,6 +134,25 @@ struct CommandTests {
         #expect(!plain.output.contains("gpw"))
         let withData = try k.run("dump-keychain", "-d")
         #expect(withData.output.contains("\"gpw\"") && withData.output.contains("\"ipw\""))
+    }
+
+    @Test("dump-keychain lists keys too, and never their material, even with -d")
+    func dumpListsKeys() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        #expect(try k.run("add-generic-password", "-a", "g", "-s", "svc", "-w", "gpw").status == 0)
+        let agent = AgentKeychain(path: TestHome.current!.keychainPath, socket: AgentSocket(path: k.runtime + "/keyhaven/agent.sock"),
+                                  home: TestHome.current!.path)
+        let material = Data(repeating: 0x5C, count: 97)
+        let key = NewItem(itemClass: .key, attributes: ["kcls": .number(1), "type": .number(73), "bsiz": .number(256),
+                                                         "klbl": .data(Data(repeating: 1, count: 20)), "atag": .string("cli-key")],
+                          secret: material)
+        _ = try agent.add(key, caller: Caller(accessGroups: ["keyhaven"]))
+        for arguments in [["dump-keychain"], ["dump-keychain", "-d"], ["dump-keychain", "--json", "-d"]] {
+            let output = try k.run(arguments).output
+            #expect(output.contains("keys") && output.contains("cli-key"), "\(arguments)")
+            #expect(!output.contains("5C5C5C5C") && !output.contains("\\\\\\\\"), "\(arguments): key material listed")
+        }
     }
 
     @Test("Passwords from standard input with '-' and when -w is the last option without a terminal")
