@@ -17,6 +17,8 @@ enum FuzzTarget: String, CaseIterable {
     case query
     /// Key external representations, algorithm names, signatures, ciphertexts and peer keys.
     case keys
+    /// DER certificates, PEM text and PKCS#12 files.
+    case certificates
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -35,6 +37,8 @@ enum FuzzTarget: String, CaseIterable {
             QueryFuzzer.run(bytes)
         case .keys:
             KeyFuzzer.run(bytes)
+        case .certificates:
+            CertificateFuzzer.run(bytes)
         }
     }
 
