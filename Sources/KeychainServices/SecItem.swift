@@ -69,7 +69,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(query, for: .update)
         if dictionary.isIdentity {
-            throw SecStatusError(errSecUnimplemented, "updating identities is not supported yet: update the certificate and the key")
+            return try IdentityItems.update(dictionary, with: attributesToUpdate, caller: AccessGroupConfiguration.currentCaller())
         }
         let changes = try UpdateAttributes.changes(attributesToUpdate, itemClass: dictionary.itemClass,
                                                    querySync: dictionary.attributes["sync"])

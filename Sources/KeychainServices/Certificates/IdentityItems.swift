@@ -105,4 +105,35 @@ enum IdentityItems {
             }
         }
     }
+
+    /// Updates identities: the certificate's attributes on each certificate, then the key's on each
+    /// key (Apple's client does the same, in that order); an attribute of both goes to both. An
+    /// attribute of neither is errSecNoSuchAttr, data errSecParam (which half would it be?).
+    static func update(_ dictionary: ItemDictionary, with attributesToUpdate: CFDictionary, caller: Caller) throws(SecStatusError) {
+        var certificateEntries: [String: Any] = [:], keyEntries: [String: Any] = [:]
+        for (key, value) in attributesToUpdate {
+            guard let name = key as? String else { throw .param("a dictionary key is not a string") }
+            if name == "v_Data" { throw .param("an identity's data cannot be updated; update its key or certificate") }
+            let special = ["sync", "accc", "nleg", "musr", "clip", "ggrp"].contains(name)
+            let inCertificate = special || ItemClass.certificate.schema[name] != nil
+            let inKey = special || ItemClass.key.schema[name] != nil
+            guard inCertificate || inKey else { throw SecStatusError(errSecNoSuchAttr, "\(name) is not an attribute of an identity") }
+            if inCertificate { certificateEntries[name] = value }
+            if inKey { keyEntries[name] = value }
+        }
+        let certificateChanges = try UpdateAttributes.changes(NSDictionary(dictionary: certificateEntries), itemClass: .certificate,
+                                                              querySync: dictionary.attributes["sync"])
+        let keyChanges = try UpdateAttributes.changes(NSDictionary(dictionary: keyEntries), itemClass: .key,
+                                                      querySync: dictionary.attributes["sync"])
+        let found = try find(dictionary, caller: caller, limit: nil)
+        for identity in found {
+            for (item, changes) in [(identity.certificate, certificateChanges), (identity.key, keyChanges)]
+            where !changes.attributes.isEmpty || changes.accessControlFlags != nil {
+                var query = ItemQuery(itemClass: item.itemClass)
+                query.persistentReference = item.persistentReference
+                query.criteria["sync"] = item.attributes["sync"]
+                _ = try engine { () throws(StoreError) in try identity.keychain.update(query, with: changes, caller: caller) }
+            }
+        }
+    }
 }

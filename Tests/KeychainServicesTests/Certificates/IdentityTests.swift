@@ -100,4 +100,22 @@ struct IdentityTests {
         #expect(SecIdentityCopyCertificate(remainingIdentity, &certificate) == errSecSuccess)
         #expect(certificate == second)
     }
+
+    @Test("Updating an identity changes its certificate's and its key's attributes")
+    func updateIdentity() throws {
+        let (certificate, key, folder) = try madeIdentity("/CN=Identity Three")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(SecItemAdd([kSecValueRef as String: key] as CFDictionary, nil) == errSecSuccess)
+        #expect(SecItemAdd([kSecValueRef as String: certificate] as CFDictionary, nil) == errSecSuccess)
+        let query = [kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: "Identity Three"] as CFDictionary
+        let changes = [kSecAttrLabel as String: "renamed", kSecAttrApplicationTag as String: Data("tag".utf8)] as CFDictionary
+        #expect(SecItemUpdate(query, changes) == errSecSuccess)
+        #expect(find([kSecClass as String: kSecClassCertificate, kSecAttrLabel as String: "renamed"]).0 == errSecSuccess)
+        #expect(find([kSecClass as String: kSecClassKey, kSecAttrLabel as String: "renamed",
+                      kSecAttrApplicationTag as String: Data("tag".utf8)]).0 == errSecSuccess)
+        #expect(SecItemUpdate(query, changes) == errSecItemNotFound)
+        let renamed = [kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: "renamed"] as CFDictionary
+        #expect(SecItemUpdate(renamed, [kSecAttrService as String: "x"] as CFDictionary) == errSecNoSuchAttr)
+        #expect(SecItemUpdate(renamed, [kSecValueData as String: Data()] as CFDictionary) == errSecParam)
+    }
 }
