@@ -7,7 +7,8 @@ import KeychainModel
 /// `kSecAttrKeyType` is `kSecAttrKeyTypeECSECPrimeRandom` (P-256, P-384, P-521 by
 /// `kSecAttrKeySizeInBits`; 256 when absent) or `kSecAttrKeyTypeRSA` (1024 to 8192 bits; 2048
 /// when absent). With `kSecAttrIsPermanent` true (in `kSecPrivateKeyAttrs` or at the top level)
-/// the private key is added to the keychain with the other attributes given, as Apple does.
+/// the private key is added to the keychain with the other attributes given, as Apple does; with
+/// it in `kSecPublicKeyAttrs`, the public key too.
 /// `kSecAttrTokenID` (the Secure Enclave) fails with errSecUnimplemented: Linux has none.
 @discardableResult
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
@@ -29,8 +30,13 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
             throw .param("kSecAttrKeyType is not a key type Keyhaven generates")
         }
         let privateAttributes = params.attributes(forPrivateKey: true)
+        let publicAttributes = params.attributes(forPrivateKey: false)
         let extractable = KeyParameters.boolean(privateAttributes["extr"]) ?? true
         let key = SecKey(try AsymmetricKey.generate(kind), isExtractable: extractable)
+        // As Apple's SecKeyGeneratePair: the public key first, if it is to be kept, then the private.
+        if KeyParameters.boolean(publicAttributes["perm"]) == true {
+            _ = try KeyStorage.addGenerated(SecKey(key.publicKey), attributes: publicAttributes)
+        }
         if KeyParameters.boolean(privateAttributes["perm"]) == true {
             return try KeyStorage.addGenerated(key, attributes: privateAttributes)
         }

@@ -177,4 +177,24 @@ extension KeyItemTests {
         #expect(SecKeyCopyExternalRepresentation(stored, &error) == nil)
         #expect(SecKeyCopyExternalRepresentation(key, &error) == nil)
     }
+
+    @Test("kSecAttrIsPermanent in kSecPublicKeyAttrs keeps the public key too; at the top level, both")
+    func permanentPublicKey() throws {
+        let parameters: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+            kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Data("priv".utf8)],
+            kSecPublicKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Data("pub".utf8)],
+        ]
+        let key = try #require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
+        let (status, found) = find([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("pub".utf8),
+                                    kSecReturnRef as String: true])
+        #expect(status == errSecSuccess && (found as? SecKey) == SecKeyCopyPublicKey(key))
+        #expect(find([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("priv".utf8)]).0 == errSecSuccess)
+        let both: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrIsPermanent as String: true,
+                                   kSecAttrLabel as String: "both halves"]
+        #expect(SecKeyCreateRandomKey(both as CFDictionary, nil) != nil)
+        let (_, all) = find([kSecClass as String: kSecClassKey, kSecAttrLabel as String: "both halves",
+                             kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true])
+        #expect((all as? [[String: Any]])?.count == 2)
+    }
 }
