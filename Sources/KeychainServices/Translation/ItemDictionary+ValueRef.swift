@@ -65,20 +65,7 @@ extension ItemDictionary {
 /// What a key stores as attributes: Apple's `SecKeyCopyAttributes` set, as stored numbers.
 enum KeyItemAttributes {
     static func of(_ key: SecKey) -> [String: AttributeValue] {
-        let isPrivate = key.isPrivate
-        let extractable = key.isExtractable || !isPrivate
-        let flags: [String: Bool] = [
-            "perm": true, "priv": true, "modi": true, "sens": !extractable, "asen": !extractable,
-            "extr": extractable, "next": !extractable, "encr": !isPrivate, "decr": isPrivate, "drve": true,
-            "sign": isPrivate, "vrfy": !isPrivate, "snrc": false, "vyrc": false, "wrap": !isPrivate, "unwp": isPrivate,
-        ]
-        var attributes = flags.mapValues { AttributeValue.number($0 ? 1 : 0) }
-        attributes["kcls"] = .number(isPrivate ? 1 : 0)
-        attributes["klbl"] = .data(key.applicationLabel)
-        attributes["type"] = .number(Int64(key.kind.appleKeyType))
-        attributes["bsiz"] = .number(Int64(key.kind.bits))
-        attributes["esiz"] = .number(Int64(key.kind.bits))
-        return attributes
+        ItemAttributes.key(key.publicKey, isPrivate: key.isPrivate, isExtractable: key.isExtractable)
     }
 
     /// The `SecKey` a stored key item is (nil for an item that is not a usable key). From the
