@@ -135,7 +135,8 @@ let linuxTargets: [Target] = [
     .target(
         name: "KeyhavenCLI",
         dependencies: [
-            "KeychainModel", "KeyhavenAgentClient",
+            "KeychainModel", "KeyhavenAgentClient", "KeychainKeys",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strictSwift

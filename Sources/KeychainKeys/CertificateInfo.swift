@@ -18,6 +18,11 @@ package struct CertificateInfo: Sendable {
         self.certificate = certificate
     }
 
+    /// Whether `date` is within the certificate's validity period.
+    package func isWithinValidity(_ date: Date) -> Bool {
+        certificate.notValidBefore <= date && date <= certificate.notValidAfter
+    }
+
     /// The serial number's bytes (the INTEGER's content), as `SecCertificateCopySerialNumberData`.
     package var serialNumber: [UInt8] { Array(certificate.serialNumber.bytes) }
 

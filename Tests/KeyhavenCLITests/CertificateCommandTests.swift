@@ -1,0 +1,58 @@
+import Foundation
+import KeychainStore
+import KeychainTestSupport
+import Testing
+
+/// `import`, `find-certificate` and `find-identity` with files made by the real `openssl`.
+@Suite(.freshKeychain(), .enabled(if: (try? Shell.run("/usr/bin/env", ["sh", "-c", "command -v openssl"])) == 0,
+                                  "needs the openssl command (scripts/bootstrap installs it)"))
+struct CertificateCommandTests {
+    /// Runs `openssl` in `folder` (arguments starting with @ are files there).
+    func openssl(_ arguments: [String], in folder: String) throws -> Int32 {
+        try Shell.run("/usr/bin/env", ["openssl"] + arguments.map { $0.hasPrefix("@") ? folder + "/" + $0.dropFirst() : $0 })
+    }
+
+    func output(_ command: String) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        _ = try Shell.run("/bin/sh", ["-c", "\(command) > '\(file)'"])
+        return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+    }
+
+    @Test("import of an openssl pkcs12 file makes one identity; find-identity and find-certificate show OpenSSL's fingerprints and PEM")
+    func importAndFind() throws {
+        let folder = try TemporaryFolder.make(prefix: "keyhaven-cert-cli")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(try openssl(["req", "-x509", "-nodes", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-keyout", "@key.pem",
+                             "-subj", "/CN=CLI Identity/emailAddress=cli@example.com", "-days", "30", "-out", "@cert.pem"], in: folder) == 0)
+        #expect(try openssl(["req", "-x509", "-nodes", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-keyout", "@other.key",
+                             "-subj", "/CN=Just A Certificate", "-days", "30", "-outform", "DER", "-out", "@other.der"], in: folder) == 0)
+        #expect(try openssl(["pkcs12", "-export", "-inkey", "@key.pem", "-in", "@cert.pem", "-passout", "pass:secret", "-out", "@id.p12"],
+                            in: folder) == 0)
+        let k = try CommandRunner()
+        defer { k.finish() }
+        let wrong = try k.run("import", folder + "/id.p12", "-P", "wrong")
+        #expect(wrong.status == 51)
+        let imported = try k.run("import", folder + "/id.p12", "-P", "secret")
+        #expect(imported.status == 0 && imported.output == "1 identity imported.\n")
+        #expect(try k.run("import", folder + "/id.p12", "-P", "secret").status == 45)
+        #expect(try k.run("import", folder + "/other.der").output == "1 certificate imported.\n")
+
+        let sha1 = try output("openssl x509 -in '\(folder)/cert.pem' -noout -fingerprint -sha1")
+            .split(separator: "=").last.map { $0.replacingOccurrences(of: ":", with: "").trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        let identities = try k.run("find-identity")
+        #expect(identities.output.contains("1) \(sha1) \"CLI Identity\""), "\(identities.output)")
+        #expect(identities.output.contains("1 identities found") && identities.output.contains("1 valid identities found"))
+        #expect(!identities.output.contains("Just A Certificate"))
+
+        let pem = try k.run("find-certificate", "-c", "CLI", "-p")
+        #expect(pem.output == (try String(contentsOfFile: folder + "/cert.pem", encoding: .utf8)))
+        let sha256 = try output("openssl x509 -in '\(folder)/cert.pem' -noout -fingerprint -sha256")
+            .split(separator: "=").last.map { $0.replacingOccurrences(of: ":", with: "").trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        let hashes = try k.run("find-certificate", "-e", "cli@example.com", "-Z")
+        #expect(hashes.output == "SHA-256 hash: \(sha256)\nSHA-1 hash: \(sha1)\n")
+        #expect(try k.run("find-certificate", "-a", "-p").output.components(separatedBy: "BEGIN CERTIFICATE").count == 3)
+        #expect(try k.run("find-certificate", "-c", "Nobody").status == 44)
+        #expect(try k.run("import", folder + "/key.pem", "-f", "x509").status != 0)
+    }
+}
