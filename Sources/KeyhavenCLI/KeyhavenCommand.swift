@@ -24,7 +24,7 @@ package struct KeyhavenCommand: ParsableCommand {
             AddPassword<GenericPasswordOptions>.self, FindPassword<GenericPasswordOptions>.self,
             DeletePassword<GenericPasswordOptions>.self, AddPassword<InternetPasswordOptions>.self,
             FindPassword<InternetPasswordOptions>.self, DeletePassword<InternetPasswordOptions>.self, DumpKeychain.self,
-            ImportItems.self, FindCertificate.self, FindIdentity.self,
+            ImportItems.self, FindCertificate.self, FindIdentity.self, DeleteCertificate.self, DeleteIdentity.self,
             AgentCommand.self, LoginKeychainCommand.self,
         ]
     )

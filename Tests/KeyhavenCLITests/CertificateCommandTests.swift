@@ -54,5 +54,14 @@ struct CertificateCommandTests {
         #expect(try k.run("find-certificate", "-a", "-p").output.components(separatedBy: "BEGIN CERTIFICATE").count == 3)
         #expect(try k.run("find-certificate", "-c", "Nobody").status == 44)
         #expect(try k.run("import", folder + "/key.pem", "-f", "x509").status != 0)
+
+        // delete-identity removes the certificate and its key; delete-certificate the other one.
+        #expect(try k.run("delete-identity").status != 0)
+        #expect(try k.run("delete-identity", "-c", "Just A Certificate").status == 44)
+        #expect(try k.run("delete-identity", "-Z", sha1).output == "identity has been deleted.\n")
+        #expect(try k.run("find-identity").output.contains("0 identities found"))
+        #expect(!(try k.run("dump-keychain").output.contains("\"keys\"")))
+        #expect(try k.run("delete-certificate", "-c", "Just A Certificate").output == "certificate has been deleted.\n")
+        #expect(try k.run("find-certificate", "-a").status == 44)
     }
 }
