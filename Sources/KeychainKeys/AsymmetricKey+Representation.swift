@@ -31,6 +31,17 @@ extension AsymmetricKey {
         return bytes
     }
 
+    /// A private key as PKCS#8 PEM ("PRIVATE KEY"), as OpenSSL writes it; "" for a public key.
+    package var pkcs8PEM: String {
+        switch self {
+        case .ecPrivate(.p256(let key)): return key.pemRepresentation + "\n"
+        case .ecPrivate(.p384(let key)): return key.pemRepresentation + "\n"
+        case .ecPrivate(.p521(let key)): return key.pemRepresentation + "\n"
+        case .rsaPrivate(let key): return key.pkcs8PEMRepresentation + "\n"
+        case .ecPublic, .rsaPublic: return ""
+        }
+    }
+
     /// A key from Apple's external representation (`SecKeyCreateWithData`).
     ///
     /// EC: the curve follows from the length (65/97/133 bytes public, 97/145/199 private), and a

@@ -24,7 +24,7 @@ package struct KeyhavenCommand: ParsableCommand {
             AddPassword<GenericPasswordOptions>.self, FindPassword<GenericPasswordOptions>.self,
             DeletePassword<GenericPasswordOptions>.self, AddPassword<InternetPasswordOptions>.self,
             FindPassword<InternetPasswordOptions>.self, DeletePassword<InternetPasswordOptions>.self, DumpKeychain.self,
-            ImportItems.self, FindCertificate.self, FindIdentity.self, DeleteCertificate.self, DeleteIdentity.self,
+            ImportItems.self, ExportItems.self, FindCertificate.self, FindIdentity.self, DeleteCertificate.self, DeleteIdentity.self,
             AgentCommand.self, LoginKeychainCommand.self,
         ]
     )
@@ -38,7 +38,7 @@ package struct KeyhavenCommand: ParsableCommand {
         // Which options take a password in which subcommand (elsewhere -w is a flag).
         let passwordOptions: [String: Set<String>] = [
             "add-generic-password": ["-w"], "add-internet-password": ["-w"], "create-keychain": ["-p"],
-            "unlock-keychain": ["-p"], "set-keychain-password": ["-o", "-p"], "import": ["-P"],
+            "unlock-keychain": ["-p"], "set-keychain-password": ["-o", "-p"], "import": ["-P"], "export": ["-P"],
         ]
         let options = passwordOptions[arguments.first ?? ""] ?? []
         var index = 1

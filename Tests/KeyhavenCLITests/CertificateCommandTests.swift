@@ -55,6 +55,19 @@ struct CertificateCommandTests {
         #expect(try k.run("find-certificate", "-c", "Nobody").status == 44)
         #expect(try k.run("import", folder + "/key.pem", "-f", "x509").status != 0)
 
+        // export: the identity as PKCS#12 (opens in openssl), certificates as PEM, keys as PKCS#8.
+        #expect(try k.run("export", "-t", "identities", "-f", "pkcs12", "-P", "out", "-o", folder + "/out.p12").status == 0)
+        #expect(try openssl(["pkcs12", "-in", "@out.p12", "-passin", "pass:out", "-nodes", "-out", "@out.pem"], in: folder) == 0)
+        #expect(try String(contentsOfFile: folder + "/out.pem", encoding: .utf8).contains("CLI Identity"))
+        #expect(try k.run("export", "-t", "identities", "-f", "pkcs12", "-P", "out", "-o", folder + "/out.p12").status == 45)
+        #expect(try k.run("export", "-t", "certs", "-f", "pemseq", "-o", folder + "/certs.pem").status == 0)
+        #expect(try String(contentsOfFile: folder + "/certs.pem", encoding: .utf8).components(separatedBy: "BEGIN CERTIFICATE").count == 3)
+        #expect(try k.run("export", "-t", "allKeys", "-f", "pemseq", "-o", folder + "/keys.pem").status == 0)
+        #expect(try openssl(["pkey", "-in", "@keys.pem", "-pubout", "-out", "@keys.pub"], in: folder) == 0)
+        #expect(try k.run("export", "-t", "certs", "-f", "pkcs12", "-o", folder + "/x").status != 0)
+        let mode = try FileManager.default.attributesOfItem(atPath: folder + "/out.p12")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
         // delete-identity removes the certificate and its key; delete-certificate the other one.
         #expect(try k.run("delete-identity").status != 0)
         #expect(try k.run("delete-identity", "-c", "Just A Certificate").status == 44)
