@@ -42,6 +42,17 @@ extension AsymmetricKey {
         }
     }
 
+    /// The public key as SubjectPublicKeyInfo PEM ("PUBLIC KEY"), as OpenSSL writes it.
+    package var publicPEM: String {
+        switch publicKey {
+        case .ecPublic(.p256(let key)): return key.pemRepresentation + "\n"
+        case .ecPublic(.p384(let key)): return key.pemRepresentation + "\n"
+        case .ecPublic(.p521(let key)): return key.pemRepresentation + "\n"
+        case .rsaPublic(let key): return key.pemRepresentation + "\n"
+        case .ecPrivate, .rsaPrivate: return ""
+        }
+    }
+
     /// A key from Apple's external representation (`SecKeyCreateWithData`).
     ///
     /// EC: the curve follows from the length (65/97/133 bytes public, 97/145/199 private), and a

@@ -25,6 +25,7 @@ package struct KeyhavenCommand: ParsableCommand {
             DeletePassword<GenericPasswordOptions>.self, AddPassword<InternetPasswordOptions>.self,
             FindPassword<InternetPasswordOptions>.self, DeletePassword<InternetPasswordOptions>.self, DumpKeychain.self,
             ImportItems.self, ExportItems.self, FindCertificate.self, FindIdentity.self, DeleteCertificate.self, DeleteIdentity.self,
+            CreateKeyPair.self,
             AgentCommand.self, LoginKeychainCommand.self,
         ]
     )

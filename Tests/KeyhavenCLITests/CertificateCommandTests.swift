@@ -77,4 +77,21 @@ struct CertificateCommandTests {
         #expect(try k.run("delete-certificate", "-c", "Just A Certificate").output == "certificate has been deleted.\n")
         #expect(try k.run("find-certificate", "-a").status == 44)
     }
+
+    @Test("create-keypair stores a private key and prints a public key OpenSSL reads; duplicates and bad sizes are refused")
+    func createKeyPair() throws {
+        let folder = try TemporaryFolder.make(prefix: "keyhaven-keypair-cli")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let k = try CommandRunner()
+        defer { k.finish() }
+        let made = try k.run("create-keypair", "-l", "deploy signing", "-t", "com.example.deploy")
+        #expect(made.status == 0 && made.output.hasPrefix("-----BEGIN PUBLIC KEY-----"))
+        try made.output.write(toFile: folder + "/pub.pem", atomically: true, encoding: .utf8)
+        #expect(try openssl(["pkey", "-pubin", "-in", "@pub.pem", "-noout"], in: folder) == 0)
+        let dump = try k.run("dump-keychain").output
+        #expect(dump.contains("\"keys\"") && dump.contains("deploy signing") && dump.contains("com.example.deploy"))
+        #expect(try k.run("create-keypair", "-a", "rsa", "-s", "1024", "-x", "-t", "rsa-key").status == 0)
+        #expect(try k.run("create-keypair", "-s", "255").status != 0)
+        #expect(try k.run("create-keypair", "-a", "dsa").status != 0)
+    }
 }
