@@ -43,11 +43,17 @@ package enum PKCS12 {
         }
         guard let p12 else { throw .malformed("the data is not a PKCS#12 file") }
         defer { PKCS12_free(p12) }
+        // An empty passphrase may have been written as no passphrase or as "": try both, as
+        // OpenSSL's own PKCS12_parse does.
+        var usesNull = false
         if PKCS12_mac_present(p12) == 1 {
-            guard PKCS12_verify_mac(p12, passphrase, Int32(passphrase.utf8.count)) == 1 else { throw .wrongPassphrase }
+            if PKCS12_verify_mac(p12, passphrase, Int32(passphrase.utf8.count)) != 1 {
+                guard passphrase.isEmpty, PKCS12_verify_mac(p12, nil, 0) == 1 else { throw .wrongPassphrase }
+                usesNull = true
+            }
         }
         var key: OpaquePointer?, certificate: OpaquePointer?, others: OpaquePointer?
-        guard PKCS12_parse(p12, passphrase, &key, &certificate, &others) == 1 else {
+        guard PKCS12_parse(p12, usesNull ? nil : passphrase, &key, &certificate, &others) == 1 else {
             throw .malformed("the PKCS#12 file's contents could not be read")
         }
         defer {

@@ -66,10 +66,20 @@ struct ImportItems: ParsableCommand {
         var material = identity.privateKey.withExternalRepresentation { $0 }
         defer { zeroize(&material) }
         let key = NewItem(itemClass: .key, attributes: keyAttributes, secret: Data(material))
-        let certificateStatus = addOrKeep(NewItem(itemClass: .certificate, attributes: ItemAttributes.certificate(identity.certificate),
-                                                  secret: Data(identity.certificate.der)), to: path, session: session)
+        let certificateItem = NewItem(itemClass: .certificate, attributes: ItemAttributes.certificate(identity.certificate),
+                                      secret: Data(identity.certificate.der))
+        let certificateStatus = addOrKeep(certificateItem, to: path, session: session)
+        if case .failure(let error) = certificateStatus { throw error }
         let keyStatus = addOrKeep(key, to: path, session: session)
-        for status in [certificateStatus, keyStatus] { if case .failure(let error) = status { throw error } }
+        if case .failure(let error) = keyStatus {
+            // A failed import changes nothing: take back the certificate it added.
+            if case .success(true) = certificateStatus {
+                var query = ItemQuery(itemClass: .certificate)
+                query.criteria = certificateItem.attributes.filter { ItemClass.certificate.schema[$0.key]?.isPrimaryKey == true }
+                _ = try? session.send(.delete(keychains: [path], query: query, caller: session.caller, makeTombstones: false))
+            }
+            throw error
+        }
         if case .success(false) = certificateStatus, case .success(false) = keyStatus {
             throw StoreError(.duplicateItem, "the identity is already in the keychain")
         }

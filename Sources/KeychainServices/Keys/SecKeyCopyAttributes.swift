@@ -8,17 +8,17 @@ import KeychainKeys
 @discardableResult
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     let isPrivate = key.isPrivate
-    var attributes: [String: Any] = [
-        "class": "keys",
-        "kcls": isPrivate ? "1" : "0",
-        "klbl": key.applicationLabel,
-        "perm": true, "priv": true, "modi": true,
-        "type": String(key.kind.appleKeyType),
-        "bsiz": NSNumber(value: key.kind.bits), "esiz": NSNumber(value: key.kind.bits),
-        "sens": !key.isExtractable && isPrivate, "asen": false, "extr": key.isExtractable || !isPrivate, "next": false,
-        "encr": !isPrivate, "decr": isPrivate, "drve": true, "sign": isPrivate, "vrfy": !isPrivate,
-        "snrc": false, "vyrc": false, "wrap": !isPrivate, "unwp": isPrivate,
-    ]
+    // The stored attributes' set (ItemAttributes), as Apple's dictionary gives them: the key
+    // class and type as strings, sizes as numbers, flags as booleans.
+    var attributes: [String: Any] = ["class": "keys"]
+    for (name, value) in ItemAttributes.key(key.publicKey, isPrivate: isPrivate, isExtractable: key.isExtractable) {
+        switch (name, value) {
+        case ("kcls", .number(let n)), ("type", .number(let n)): attributes[name] = String(n)
+        case ("bsiz", _), ("esiz", _), ("klbl", _): attributes[name] = ResultBuilder.bridge(value)
+        case (_, .number(let n)): attributes[name] = n != 0
+        default: attributes[name] = ResultBuilder.bridge(value)
+        }
+    }
     for (name, value) in key.storedAttributes {
         attributes[name] = ResultBuilder.bridge(value)
     }

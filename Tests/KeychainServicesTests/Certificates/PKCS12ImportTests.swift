@@ -61,6 +61,17 @@ struct PKCS12ImportTests {
         #expect(found as? SecIdentity == identity)
     }
 
+    @Test("A file made with an empty passphrase (-passout pass:) imports without one, default and -legacy", arguments: [false, true])
+    func emptyPassphrase(_ legacy: Bool) throws {
+        let folder = try KeyTest.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = try makeFile(legacy: legacy, rsa: false, passphrase: "", in: folder)
+        var items: CFArray?
+        #expect(SecPKCS12Import(file as CFData, [:] as CFDictionary, &items) == errSecSuccess)
+        #expect(SecPKCS12Import(file as CFData, [kSecImportExportPassphrase as String: ""] as CFDictionary, &items) == errSecSuccess)
+        #expect(SecPKCS12Import(file as CFData, [kSecImportExportPassphrase as String: "x"] as CFDictionary, &items) == errSecAuthFailed)
+    }
+
     @Test("A wrong passphrase is errSecAuthFailed; damaged or truncated files and non-PKCS#12 data errSecDecode")
     func failures() throws {
         let folder = try KeyTest.temporaryFolder()
