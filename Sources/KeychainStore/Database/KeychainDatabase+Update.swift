@@ -9,9 +9,17 @@ extension KeychainDatabase {
 }
 
 extension KeychainDatabase.Session {
+    /// The key attributes an update may not change (extractability and sensitivity).
+    static let fixedKeyAttributes: Set<String> = ["extr", "sens", "asen", "next"]
+
     func update(_ query: ItemQuery, with changes: ItemChanges, caller: Caller) throws(StoreError) -> Int {
         var query = query
         query.limit = nil
+        // A key's extractability is fixed when it is made: otherwise any client could turn a key
+        // that must never leave the keychain into one that may.
+        if query.itemClass == .key, !changes.attributes.keys.filter(Self.fixedKeyAttributes.contains).isEmpty {
+            throw StoreError(.invalidParameter, "a key's kSecAttrIsExtractable and kSecAttrIsSensitive cannot be changed")
+        }
         let groups = try readableGroups(query, caller: caller, forWriting: true)
         if let group = changes.attributes["agrp"] {
             guard case .string(let name) = group, name != Caller.tokenGroup,

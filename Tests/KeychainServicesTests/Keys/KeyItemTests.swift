@@ -84,6 +84,14 @@ struct KeyItemTests {
         let key = try #require(dictionary[kSecValueRef as String] as? SecKey)
         #expect(SecKeyCopyExternalRepresentation(key, &error) == nil)
         #expect(SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, Data("m".utf8) as CFData, &error) != nil)
+        // Its extractability cannot be changed afterwards, by any client.
+        let query = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag] as CFDictionary
+        for name in [kSecAttrIsExtractable, kSecAttrIsSensitive] {
+            #expect(SecItemUpdate(query, [name as String: name == kSecAttrIsExtractable] as CFDictionary) == errSecParam)
+        }
+        #expect(SecItemUpdate(query, [kSecAttrLabel as String: "relabelled"] as CFDictionary) == errSecSuccess)
+        let (_, again) = find([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag, kSecReturnData as String: true])
+        #expect(again == nil)
     }
 
     @Test("Keys are found, by persistent reference too, and deleted by reference")
