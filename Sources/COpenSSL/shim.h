@@ -1,15 +1,24 @@
-// The system OpenSSL (libcrypto 3), for PKCS#12 only: swift-crypto has no PKCS#12, and the
-// legacy ciphers of older files (RC2-40, 3DES) live in OpenSSL's legacy provider. Keyhaven's
-// other cryptography is swift-crypto's (docs/compatibility.md, "PKCS#12").
+// The system OpenSSL (libcrypto 3), for PKCS#12 files and password-encrypted private keys only:
+// swift-crypto has neither PKCS#12 nor PKCS#5 password-based encryption, and the legacy ciphers
+// of older files (RC2-40, 3DES) live in OpenSSL's legacy provider. Keyhaven's other cryptography
+// is swift-crypto's (docs/compatibility.md, "PKCS#12 and encrypted keys").
+#include <openssl/bio.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <openssl/pkcs12.h>
 #include <openssl/provider.h>
 #include <openssl/x509.h>
 
+// OpenSSL's STACK_OF macros, as functions Swift can call.
 static inline int keyhaven_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
 static inline X509 *keyhaven_sk_X509_value(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }
 static inline void keyhaven_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
 static inline STACK_OF(X509) *keyhaven_sk_X509_new_null(void) { return sk_X509_new_null(); }
 static inline int keyhaven_sk_X509_push(STACK_OF(X509) *stack, X509 *certificate) { return sk_X509_push(stack, certificate); }
+static inline void keyhaven_sk_PKCS12_SAFEBAG_pop_free(STACK_OF(PKCS12_SAFEBAG) *stack) {
+    sk_PKCS12_SAFEBAG_pop_free(stack, PKCS12_SAFEBAG_free);
+}
+static inline void keyhaven_sk_PKCS7_pop_free(STACK_OF(PKCS7) *stack) { sk_PKCS7_pop_free(stack, PKCS7_free); }
+static inline long keyhaven_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }

@@ -53,6 +53,17 @@ extension AsymmetricKey {
         }
     }
 
+    /// The public key as SubjectPublicKeyInfo DER (OpenSSL's public key format).
+    package var subjectPublicKeyInfo: [UInt8] {
+        switch publicKey {
+        case .ecPublic(.p256(let key)): return Array(key.derRepresentation)
+        case .ecPublic(.p384(let key)): return Array(key.derRepresentation)
+        case .ecPublic(.p521(let key)): return Array(key.derRepresentation)
+        case .rsaPublic(let key): return Array(key.derRepresentation)
+        case .ecPrivate, .rsaPrivate: preconditionFailure("publicKey is public")
+        }
+    }
+
     /// A key from Apple's external representation (`SecKeyCreateWithData`).
     ///
     /// EC: the curve follows from the length (65/97/133 bytes public, 97/145/199 private), and a

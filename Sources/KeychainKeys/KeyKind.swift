@@ -52,6 +52,9 @@ package enum KeyKind: Sendable, Hashable {
         }
     }
 
+    /// Whether this is an RSA key.
+    package var isRSA: Bool { appleKeyType == 42 }
+
     /// The key size in bits (`kSecAttrKeySizeInBits`).
     package var bits: Int {
         switch self {

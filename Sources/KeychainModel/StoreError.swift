@@ -10,6 +10,8 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case missingEntitlement, interactionNotAllowed, notAvailable, decode
             case diskFull, io, readOnly, invalidKeychain, wrongVersion, dataTooLarge
             case internalError, authFailed, unimplemented, noSuchKeychain, duplicateKeychain
+            case unknownFormat, unsupportedFormat, passphraseRequired, pkcs12VerifyFailure, dataNotAvailable
+            case multiplePrivateKeys
         }
         fileprivate let base: Base
         package var description: String { base.rawValue }
@@ -62,6 +64,18 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let duplicateKeychain = Code(base: .duplicateKeychain)
         /// The operation is not implemented.
         package static let unimplemented = Code(base: .unimplemented)
+        /// Imported data is in no format that can be read.
+        package static let unknownFormat = Code(base: .unknownFormat)
+        /// An import or export format that is not supported, or does not fit the items.
+        package static let unsupportedFormat = Code(base: .unsupportedFormat)
+        /// An import or export needs a passphrase and none was given.
+        package static let passphraseRequired = Code(base: .passphraseRequired)
+        /// A PKCS#12 file's MAC does not verify with the passphrase.
+        package static let pkcs12VerifyFailure = Code(base: .pkcs12VerifyFailure)
+        /// The item's contents cannot be given out (a key that is not extractable).
+        package static let dataNotAvailable = Code(base: .dataNotAvailable)
+        /// An import that may hold one private key holds several.
+        package static let multiplePrivateKeys = Code(base: .multiplePrivateKeys)
     }
 
     /// What went wrong, as a code callers can match on.
@@ -107,6 +121,12 @@ extension StoreError.Code {
         case .noSuchKeychain: return -25294        // errSecNoSuchKeychain
         case .duplicateKeychain: return -25296     // errSecDuplicateKeychain
         case .internalError: return -26276         // errSecInternal
+        case .unknownFormat: return -25257         // errSecUnknownFormat
+        case .unsupportedFormat: return -25256     // errSecUnsupportedFormat
+        case .passphraseRequired: return -25260    // errSecPassphraseRequired
+        case .pkcs12VerifyFailure: return -25264   // errSecPkcs12VerifyFailure
+        case .dataNotAvailable: return -25316      // errSecDataNotAvailable
+        case .multiplePrivateKeys: return -25259   // errSecMultiplePrivKeys
         }
     }
 }

@@ -3,19 +3,31 @@ import FoundationEssentials
 import KeychainKeys
 import KeychainModel
 
-/// `import`: security(1)'s, for PKCS#12 files (an identity: its certificate, its private key and
-/// the file's other certificates) and certificates (DER or PEM, one or a sequence).
+/// `import`: security(1)'s. Reads what `SecItemImport` reads (PKCS#12 files, certificates, keys,
+/// PEM sequences, encrypted keys) and adds it to a keychain; a failed import adds nothing.
 struct ImportItems: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "import", abstract: "Import a PKCS#12 file or certificates into a keychain.",
-        discussion: "Formats: pkcs12 (.p12, .pfx), x509 (one certificate, DER or PEM: .der, .cer, .crt), pemseq (PEM certificates). "
-            + "Without -f the format follows from the file's extension, else its contents.").underKeyhaven
+        commandName: "import", abstract: "Import certificates, keys and identities into a keychain.",
+        discussion: "Formats (-f): pkcs12 (.p12, .pfx), x509 (one DER certificate), openssl (SEC1, PKCS#1 or SubjectPublicKeyInfo keys), "
+            + "bsafe (PKCS#8 or PKCS#1 keys), pkcs8 (encrypted PKCS#8), pemseq (PEM certificates and keys, encrypted ones included). "
+            + "Without -f the format follows from the file's contents. A passphrase is asked for when the file needs one.").underKeyhaven
     @Argument(help: "The file to import.") var file: String
     @Option(name: .customShort("k"), help: "The keychain to import into (default: the default keychain).") var keychain: String?
-    @Option(name: .customShort("f"), help: "The format: pkcs12, x509 or pemseq.") var format: String?
-    @Option(name: .customShort("P"), help: "The PKCS#12 file's passphrase (- reads it from standard input; without it, asked for).")
+    @Option(name: .customShort("t"), help: "What the file holds: cert, pub, priv or agg (a hint).") var type: String?
+    @Option(name: .customShort("f"), help: "The format: pkcs12, x509, openssl, bsafe, pkcs8 or pemseq.") var format: String?
+    @Flag(name: .customShort("w"), help: "The private keys are wrapped (encrypted).") var wrapped = false
+    @Option(name: .customShort("P"), help: "The passphrase (- reads it from standard input; without it, asked for when needed).")
     var passphrase: String?
-    @Flag(name: .customShort("x"), help: "Make the imported private key non-extractable.") var nonExtractable = false
+    @Flag(name: .customShort("x"), help: "Make imported private keys non-extractable.") var nonExtractable = false
+
+    func validate() throws {
+        if let type, !["cert", "pub", "priv", "session", "agg"].contains(type) {
+            throw ValidationError("unknown type \(type): cert, pub, priv or agg")
+        }
+        if let format, ExternalFormatName.format(format, wrapped: wrapped) == nil {
+            throw ValidationError("unknown format \(format): pkcs12, x509, openssl, bsafe, pkcs8 or pemseq")
+        }
+    }
 
     func run() throws {
         try perform("SecKeychainItemImport") { () throws(StoreError) in
@@ -24,112 +36,56 @@ struct ImportItems: ParsableCommand {
             }
             let session = try Session.open()
             let path = try session.path(keychain)
-            switch try resolvedFormat(Array(bytes)) {
-            case "pkcs12":
-                var secret = try PasswordInput.resolveOrAsk(passphrase, prompt: "passphrase for \(file): ")
-                defer { zeroize(&secret) }
-                let identity: PKCS12Identity
-                do throws(PKCS12Failure) {
-                    identity = try PKCS12.read(Array(bytes), passphrase: String(decoding: secret, as: UTF8.self))
-                } catch .wrongPassphrase {
-                    throw StoreError(.authFailed, "the passphrase does not open \(file)")
-                } catch {
-                    throw StoreError(.decode, "\(file) is not a PKCS#12 file this can read")
-                }
-                try add(identity, to: path, session: session)
-                printLine("1 identity imported.")
-            default:
-                let certificates = CertificateImport.certificates(in: Array(bytes))
-                guard !certificates.isEmpty else { throw StoreError(.decode, "\(file) holds no certificate") }
-                for certificate in certificates { try addCertificate(certificate, to: path, session: session) }
-                printLine("\(certificates.count) certificate\(certificates.count == 1 ? "" : "s") imported.")
-            }
+            let decoded = try decode(Array(bytes))
+            var added = ImportedCount()
+            try KeychainAddition(session: session, path: path, extractable: !nonExtractable).add(decoded.items, counting: &added)
+            for line in added.lines { printLine(line) }
         }
     }
 
-    private func resolvedFormat(_ bytes: [UInt8]) throws(StoreError) -> String {
-        if let format {
-            guard ["pkcs12", "x509", "pemseq"].contains(format) else {
-                throw StoreError(.invalidParameter, "unknown format \(format): pkcs12, x509 or pemseq")
-            }
-            return format
-        }
-        let lowered = file.lowercased()
-        if lowered.hasSuffix(".p12") || lowered.hasSuffix(".pfx") { return "pkcs12" }
-        if lowered.hasSuffix(".pem") || lowered.hasSuffix(".crt") || lowered.hasSuffix(".cer") || lowered.hasSuffix(".der") { return "x509" }
-        return CertificateImport.certificates(in: bytes).isEmpty ? "pkcs12" : "x509"
-    }
-
-    private func add(_ identity: PKCS12Identity, to path: String, session: Session) throws(StoreError) {
-        var keyAttributes = ItemAttributes.key(identity.privateKey.publicKey, isPrivate: true, isExtractable: !nonExtractable)
-        if let label = identity.label { keyAttributes["labl"] = .string(label) }
-        var material = identity.privateKey.withExternalRepresentation { $0 }
-        defer { zeroize(&material) }
-        let key = NewItem(itemClass: .key, attributes: keyAttributes, secret: Data(material))
-        let certificateItem = NewItem(itemClass: .certificate, attributes: ItemAttributes.certificate(identity.certificate),
-                                      secret: Data(identity.certificate.der))
-        let certificateStatus = addOrKeep(certificateItem, to: path, session: session)
-        if case .failure(let error) = certificateStatus { throw error }
-        let keyStatus = addOrKeep(key, to: path, session: session)
-        if case .failure(let error) = keyStatus {
-            // A failed import changes nothing: take back the certificate it added.
-            if case .success(true) = certificateStatus {
-                var query = ItemQuery(itemClass: .certificate)
-                query.criteria = certificateItem.attributes.filter { ItemClass.certificate.schema[$0.key]?.isPrimaryKey == true }
-                _ = try? session.send(.delete(keychains: [path], query: query, caller: session.caller, makeTombstones: false))
-            }
-            throw error
-        }
-        if case .success(false) = certificateStatus, case .success(false) = keyStatus {
-            throw StoreError(.duplicateItem, "the identity is already in the keychain")
-        }
-        for other in identity.chain { _ = addOrKeep(NewItem(itemClass: .certificate, attributes: ItemAttributes.certificate(other),
-                                                            secret: Data(other.der)), to: path, session: session) }
-    }
-
-    private func addCertificate(_ certificate: CertificateInfo, to path: String, session: Session) throws(StoreError) {
-        let item = NewItem(itemClass: .certificate, attributes: ItemAttributes.certificate(certificate), secret: Data(certificate.der))
-        try session.send(.add(keychain: path, item: item, caller: session.caller))
-    }
-
-    /// Adds `item`; success(true) when added, success(false) when it was already there.
-    private func addOrKeep(_ item: NewItem, to path: String, session: Session) -> Result<Bool, StoreError> {
-        do {
-            try session.send(.add(keychain: path, item: item, caller: session.caller))
-            return .success(true)
-        } catch where error.code == .duplicateItem {
-            return .success(false)
+    /// The file's items: read with -P's passphrase, or, when the file turns out to need one and
+    /// none was given, with one asked for.
+    private func decode(_ bytes: [UInt8]) throws(StoreError) -> ExternalItemDecoder.Decoded {
+        let requested = format.flatMap { ExternalFormatName.format($0, wrapped: wrapped) } ?? .unknown
+        var secret = try PasswordInput.resolve(passphrase, prompt: "passphrase for \(file): ")
+        defer { if secret != nil { zeroize(&secret!) } }
+        do throws(ImportExportError) {
+            return try ExternalItemDecoder.decode(bytes, format: requested, passphrase: secret)
+        } catch where error.code == .passphraseRequired && secret == nil {
+            secret = try PasswordInput.read(prompt: "passphrase for \(file): ")
         } catch {
-            return .failure(error)
+            throw error.storeError
+        }
+        do throws(ImportExportError) {
+            return try ExternalItemDecoder.decode(bytes, format: requested, passphrase: secret)
+        } catch {
+            throw error.storeError
         }
     }
 }
 
-/// Certificates in a file: one DER certificate, or PEM CERTIFICATE blocks.
-enum CertificateImport {
-    static func certificates(in bytes: [UInt8]) -> [CertificateInfo] {
-        if let der = CertificateInfo(der: bytes) { return [der] }
-        let text = String(decoding: bytes, as: UTF8.self)
-        var found: [CertificateInfo] = []
-        var body: [Substring]?
-        for line in text.split(whereSeparator: \.isNewline) {
-            let trimmed = trim(line)
-            if trimmed == "-----BEGIN CERTIFICATE-----" { body = [] } else if trimmed == "-----END CERTIFICATE-----" {
-                if let lines = body, let der = Data(base64Encoded: lines.joined()), let info = CertificateInfo(der: Array(der)) {
-                    found.append(info)
-                }
-                body = nil
-            } else if body != nil {
-                body?.append(Substring(trimmed))
-            }
-        }
-        return found
-    }
+/// How many of each kind an import added, in security(1)'s words.
+struct ImportedCount {
+    var identities = 0, keys = 0, certificates = 0
 
-    private static func trim(_ line: Substring) -> String {
-        var text = line
-        while text.first?.isWhitespace == true { text = text.dropFirst() }
-        while text.last?.isWhitespace == true { text = text.dropLast() }
-        return String(text)
+    var lines: [String] {
+        [(identities, "identity", "identities"), (keys, "key", "keys"), (certificates, "certificate", "certificates")]
+            .compactMap { count, one, many in count == 0 ? nil : "\(count) \(count == 1 ? one : many) imported." }
+    }
+}
+
+/// security(1)'s format names for `-f`.
+enum ExternalFormatName {
+    static func format(_ name: String, wrapped: Bool) -> ExternalFormat? {
+        switch (name, wrapped) {
+        case ("pkcs12", false): return .pkcs12
+        case ("x509", false): return .x509Cert
+        case ("pemseq", false): return .pemSequence
+        case ("pkcs8", _): return .wrappedPKCS8
+        case ("openssl", false): return .openSSL
+        case ("openssl", true): return .wrappedOpenSSL
+        case ("bsafe", false): return .bsafe
+        default: return nil
+        }
     }
 }

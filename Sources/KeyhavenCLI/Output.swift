@@ -6,7 +6,11 @@ import Musl
 
 /// Writes a line to standard output or standard error, unbuffered.
 func printLine(_ line: String, to fd: Int32 = 1) {
-    let bytes = Array((line + "\n").utf8)
+    writeStandardOutput(Array((line + "\n").utf8), to: fd)
+}
+
+/// Writes bytes as they are to standard output (or `fd`), unbuffered.
+func writeStandardOutput(_ bytes: [UInt8], to fd: Int32 = 1) {
     var offset = 0
     while offset < bytes.count {
         let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
