@@ -22,3 +22,11 @@ static inline void keyhaven_sk_PKCS12_SAFEBAG_pop_free(STACK_OF(PKCS12_SAFEBAG) 
 }
 static inline void keyhaven_sk_PKCS7_pop_free(STACK_OF(PKCS7) *stack) { sk_PKCS7_pop_free(stack, PKCS7_free); }
 static inline long keyhaven_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+static inline int keyhaven_sk_PKCS7_num(const STACK_OF(PKCS7) *stack) { return sk_PKCS7_num(stack); }
+static inline PKCS7 *keyhaven_sk_PKCS7_value(const STACK_OF(PKCS7) *stack, int index) { return sk_PKCS7_value(stack, index); }
+static inline int keyhaven_sk_PKCS12_SAFEBAG_num(const STACK_OF(PKCS12_SAFEBAG) *stack) { return sk_PKCS12_SAFEBAG_num(stack); }
+static inline PKCS12_SAFEBAG *keyhaven_sk_PKCS12_SAFEBAG_value(const STACK_OF(PKCS12_SAFEBAG) *stack, int index) {
+    return sk_PKCS12_SAFEBAG_value(stack, index);
+}
+// The content type of a PKCS#7 structure (data or encrypted data, in a PKCS#12 file).
+static inline int keyhaven_PKCS7_type_nid(const PKCS7 *p7) { return OBJ_obj2nid(p7->type); }

@@ -27,7 +27,6 @@ struct KeychainAddition {
                     if let label = identity.label { key.attributes["labl"] = .string(label) }
                     _ = try add(key, into: &added, duplicateIsError: true)
                     count.identities += 1
-                    for other in identity.chain { _ = try add(certificateItem(other), into: &added) }
                 }
             }
         } catch {

@@ -47,7 +47,8 @@ package enum ExternalItemType: UInt32, Sendable, CaseIterable {
 package enum ExternalItem: Sendable {
     case certificate(CertificateInfo)
     case key(AsymmetricKey)
-    /// A private key with its certificate (from a PKCS#12 file), and the file's other certificates.
+    /// A private key with its certificate (from a PKCS#12 file). Its chain, the file's other
+    /// certificates, also comes as `.certificate` items.
     case identity(PKCS12Identity)
 
     /// The item type of this one item.

@@ -54,8 +54,11 @@ package enum ExternalItemDecoder {
     private static func pkcs12(_ bytes: [UInt8], passphrase: [UInt8]?) throws(ImportExportError) -> Decoded {
         guard let passphrase else { throw ImportExportError(.passphraseRequired, "a PKCS#12 file needs a passphrase") }
         do throws(PKCS12Failure) {
-            let identity = try PKCS12.read(bytes, passphrase: String(decoding: passphrase, as: UTF8.self))
-            return Decoded(items: [.identity(identity)], format: .pkcs12, itemType: .aggregate)
+            let contents = try PKCS12.readAll(bytes, passphrase: String(decoding: passphrase, as: UTF8.self))
+            let items = contents.identities.map { ExternalItem.identity($0) } + contents.certificates.map { .certificate($0) }
+                + contents.keys.map { .key($0) }
+            guard !items.isEmpty else { throw PKCS12Failure.malformed("the PKCS#12 file is empty") }
+            return Decoded(items: items, format: .pkcs12, itemType: .aggregate)
         } catch .wrongPassphrase {
             throw ImportExportError(.pkcs12WrongPassphrase, "the passphrase does not verify the PKCS#12 file")
         } catch {

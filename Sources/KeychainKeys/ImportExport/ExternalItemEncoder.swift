@@ -85,10 +85,10 @@ package enum ExternalItemEncoder {
 }
 
 extension ExternalItem {
-    /// The certificates and keys this item is made of: an identity is its certificate, its
-    /// private key and its chain.
+    /// The certificates and keys this item is made of: an identity is its certificate and its
+    /// private key.
     var parts: [ExternalItem] {
         guard case .identity(let identity) = self else { return [self] }
-        return [.certificate(identity.certificate), .key(identity.privateKey)] + identity.chain.map { .certificate($0) }
+        return [.certificate(identity.certificate), .key(identity.privateKey)]
     }
 }

@@ -28,11 +28,29 @@ package enum PKCS12Failure: Error, Sendable {
     case malformed(String)
 }
 
-/// PKCS#12 through the system's OpenSSL 3 (its `PKCS12_parse` and `PKCS12_create`), with the
-/// legacy provider loaded so that files made with `-legacy` (RC2-40, 3DES) open too.
+/// What a PKCS#12 file holds: each private key with the certificate of its public key (an
+/// identity), and the certificates and keys that pair with nothing.
+package struct PKCS12Contents: Sendable {
+    /// In the file's order of keys; each identity's chain is the file's certificates that are no identity's.
+    package var identities: [PKCS12Identity] = []
+    package var certificates: [CertificateInfo] = []
+    package var keys: [AsymmetricKey] = []
+}
+
+/// PKCS#12 through the system's OpenSSL 3 (its safe-bag functions), with the legacy provider
+/// loaded so that files made with `-legacy` (RC2-40, 3DES), as macOS's Keychain Access writes
+/// them, open too.
 package enum PKCS12 {
-    /// The identity in `file`: its private key, the certificate that matches it, and the rest.
+    /// The first identity in `file` (`SecPKCS12Import` of a file with one).
     package static func read(_ file: [UInt8], passphrase: String) throws(PKCS12Failure) -> PKCS12Identity {
+        guard let first = try readAll(file, passphrase: passphrase).identities.first else {
+            throw .malformed("the PKCS#12 file holds no private key with its certificate")
+        }
+        return first
+    }
+
+    /// Every certificate and private key in `file`, keys paired with their certificates.
+    package static func readAll(_ file: [UInt8], passphrase: String) throws(PKCS12Failure) -> PKCS12Contents {
         _ = OpenSSLKey.providersLoaded
         ERR_clear_error()
         defer { ERR_clear_error() }
@@ -45,40 +63,27 @@ package enum PKCS12 {
         defer { PKCS12_free(p12) }
         // An empty passphrase may have been written as no passphrase or as "": try both, as
         // OpenSSL's own PKCS12_parse does.
-        var usesNull = false
-        if PKCS12_mac_present(p12) == 1 {
-            if PKCS12_verify_mac(p12, passphrase, Int32(passphrase.utf8.count)) != 1 {
-                guard passphrase.isEmpty, PKCS12_verify_mac(p12, nil, 0) == 1 else { throw .wrongPassphrase }
-                usesNull = true
+        var password: String? = passphrase
+        if PKCS12_mac_present(p12) == 1, PKCS12_verify_mac(p12, passphrase, Int32(passphrase.utf8.count)) != 1 {
+            guard passphrase.isEmpty, PKCS12_verify_mac(p12, nil, 0) == 1 else { throw .wrongPassphrase }
+            password = nil
+        }
+        guard let safes = PKCS12_unpack_authsafes(p12) else { throw .malformed("the PKCS#12 file's contents could not be read") }
+        defer { keyhaven_sk_PKCS7_pop_free(safes) }
+        var bags = BagContents(password: password)
+        for index in 0..<keyhaven_sk_PKCS7_num(safes) {
+            guard let safe = keyhaven_sk_PKCS7_value(safes, index) else { continue }
+            let stack: OpaquePointer?
+            switch keyhaven_PKCS7_type_nid(safe) {
+            case NID_pkcs7_data: stack = PKCS12_unpack_p7data(safe)
+            case NID_pkcs7_encrypted: stack = PKCS12_unpack_p7encdata(safe, password, password.map { Int32($0.utf8.count) } ?? 0)
+            default: continue
             }
+            guard let stack else { throw .malformed("a part of the PKCS#12 file could not be read (wrong passphrase, or damaged)") }
+            defer { keyhaven_sk_PKCS12_SAFEBAG_pop_free(stack) }
+            try bags.collect(stack, depth: 0)
         }
-        var key: OpaquePointer?, certificate: OpaquePointer?, others: OpaquePointer?
-        guard PKCS12_parse(p12, usesNull ? nil : passphrase, &key, &certificate, &others) == 1 else {
-            throw .malformed("the PKCS#12 file's contents could not be read")
-        }
-        defer {
-            EVP_PKEY_free(key)
-            X509_free(certificate)
-            if let others { keyhaven_sk_X509_pop_free(others) }
-        }
-        guard let key, let certificate, let leaf = CertificateInfo(der: try derOf(certificate)) else {
-            throw .malformed("the PKCS#12 file holds no private key with its certificate")
-        }
-        let privateKey: AsymmetricKey
-        do { privateKey = try OpenSSLKey.asymmetricKey(key) } catch { throw .malformed(error.message) }
-        guard privateKey.publicBytes == leaf.publicKey?.publicBytes else {
-            throw .malformed("the PKCS#12 file's certificate is not its key's")
-        }
-        var chain: [CertificateInfo] = []
-        if let others {
-            for index in 0..<keyhaven_sk_X509_num(others) {
-                if let other = keyhaven_sk_X509_value(others, index), let info = CertificateInfo(der: try derOf(other)) { chain.append(info) }
-            }
-        }
-        var length: Int32 = 0
-        let label = X509_alias_get0(certificate, &length).map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(length)), as: UTF8.self) }
-        let keyID = X509_keyid_get0(certificate, &length).map { Data(UnsafeBufferPointer(start: $0, count: Int(length))) }
-        return PKCS12Identity(privateKey: privateKey, certificate: leaf, chain: chain, label: label, keyID: keyID)
+        return bags.paired()
     }
 
     /// Whether `bytes` are one whole DER PKCS#12 structure (whatever its passphrase).
@@ -90,13 +95,5 @@ package enum PKCS12 {
             PKCS12_free(p12)
             return cursor == buffer.baseAddress! + buffer.count
         }
-    }
-
-    static func derOf(_ certificate: OpaquePointer) throws(PKCS12Failure) -> [UInt8] {
-        var buffer: UnsafeMutablePointer<UInt8>?
-        let length = i2d_X509(certificate, &buffer)
-        guard length > 0, let buffer else { throw .malformed("a certificate could not be encoded") }
-        defer { CRYPTO_free(buffer, #fileID, #line) }
-        return Array(UnsafeBufferPointer(start: buffer, count: Int(length)))
     }
 }

@@ -17,7 +17,6 @@ struct ImportedObjects {
             case .identity(let identity):
                 objects.append(SecIdentity(certificate: SecCertificate(identity.certificate),
                                            privateKey: SecKey(identity.privateKey, isExtractable: extractable)))
-                objects += identity.chain.map { SecCertificate($0) }
             }
         }
         self.objects = objects

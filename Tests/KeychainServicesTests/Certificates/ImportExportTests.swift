@@ -166,7 +166,14 @@ struct ImportExportTests {
         #expect(ImportExport.import(file, passphrase: "wrong" as NSString).status == errSecPkcs12VerifyFailure)
         let back = ImportExport.import(file, fileName: "both.p12", passphrase: "p12" as NSString)
         #expect(back.status == errSecSuccess && back.format == .formatPKCS12 && back.itemType == .itemTypeAggregate)
-        #expect(back.items.contains { $0 is SecIdentity })
+        #expect(Set(back.items.compactMap { $0 as? SecIdentity }) == Set(identities))
+        // SecPKCS12Import: one dictionary per identity, in the file's order, labelled with its certificate's name.
+        var items: CFArray?
+        #expect(SecPKCS12Import(file as CFData, [kSecImportExportPassphrase as String: "p12"] as CFDictionary, &items) == errSecSuccess)
+        let results = try #require(items as? [[String: Any]])
+        #expect(results.compactMap { $0[kSecImportItemLabel as String] as? String } == ["First Identity", "Second Identity"])
+        #expect(results.compactMap { $0[kSecImportItemIdentity as String] as? SecIdentity } == identities)
+        #expect(results.allSatisfy { ($0[kSecImportItemKeyID as String] as? Data)?.count == 20 })
     }
 
     @Test("Bad input and formats that do not fit get Apple's statuses, and a non-extractable key never leaves")
