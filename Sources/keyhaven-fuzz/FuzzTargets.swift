@@ -19,6 +19,8 @@ enum FuzzTarget: String, CaseIterable {
     case keys
     /// DER certificates, PEM text and PKCS#12 files.
     case certificates
+    /// What SecItemImport reads: PEM, DER and encrypted keys, certificates, PKCS#12.
+    case imports
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -39,6 +41,8 @@ enum FuzzTarget: String, CaseIterable {
             KeyFuzzer.run(bytes)
         case .certificates:
             CertificateFuzzer.run(bytes)
+        case .imports:
+            ImportFuzzer.run(bytes)
         }
     }
 
