@@ -131,12 +131,12 @@ let linuxTargets: [Target] = [
         dependencies: ["KeyhavenAgent"],
         swiftSettings: strictSwift
     ),
-    // The command, macOS security(1)'s subcommands over the agent.
+    // The command, macOS security(1)'s subcommands over the agent. It links no X.509, PKCS#12 or
+    // key-encoding library: the certificate and key subcommands' work is keyhaven-pki's.
     .target(
         name: "KeyhavenCLI",
         dependencies: [
-            "KeychainModel", "KeyhavenAgentClient", "KeychainKeys",
-            .product(name: "Crypto", package: "swift-crypto"),
+            "KeychainModel", "KeyhavenAgentClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strictSwift
@@ -144,6 +144,22 @@ let linuxTargets: [Target] = [
     .executableTarget(
         name: "keyhaven",
         dependencies: ["KeyhavenCLI"],
+        swiftSettings: strictSwift
+    ),
+    // The work of the certificate and key subcommands (import, export, find-certificate, ...),
+    // which `keyhaven` runs in its place (docs/benchmarks.md: why).
+    .target(
+        name: "KeyhavenPKI",
+        dependencies: [
+            "KeyhavenCLI", "KeychainModel", "KeyhavenAgentClient", "KeychainKeys",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
+        swiftSettings: strictSwift
+    ),
+    .executableTarget(
+        name: "keyhaven-pki",
+        dependencies: ["KeyhavenPKI"],
         swiftSettings: strictSwift
     ),
     .executableTarget(
@@ -172,7 +188,7 @@ let linuxTargets: [Target] = [
     ),
     .testTarget(
         name: "KeyhavenCLITests",
-        dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenCLI", "KeychainTestSupport", "keyhaven", "keyhavend",
+        dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenCLI", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend",
                        "keyhaven-test-helper", .product(name: "ArgumentParser", package: "swift-argument-parser")],
         swiftSettings: strictSwift
     ),

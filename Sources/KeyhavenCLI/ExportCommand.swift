@@ -1,113 +1,37 @@
 import ArgumentParser
 import FoundationEssentials
-import KeychainKeys
 import KeychainModel
 
 /// `export`: security(1)'s, over what `SecItemExport` writes: certificates, keys and identities
 /// as X.509, OpenSSL, BSAFE, encrypted PKCS#8, PEM sequences or PKCS#12. Keys stored as not
 /// extractable are never exported.
-struct ExportItems: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct ExportItems: PKICommand {
+    package static let configuration = CommandConfiguration(
         commandName: "export", abstract: "Export certificates, keys or identities from a keychain.",
         discussion: "Types (-t): certs, allKeys, pubKeys, privKeys, identities, all (default). Formats (-f): openssl, bsafe, pkcs8 "
             + "(encrypted PKCS#8), pkcs12, x509, pemseq; default: x509 for one certificate, openssl for one key, else pemseq. "
             + "-w wraps private keys (openssl: traditional encrypted PEM). pkcs12, pkcs8 and -w need a passphrase (-P, else asked for); "
             + "a pemseq with -P holds encrypted private keys. The file is written 0600 and never over an existing one.").underKeyhaven
-    @Option(name: .customShort("k"), help: "The keychain (default: the default keychain).") var keychain: String?
-    @Option(name: .customShort("t"), help: "What to export: certs, allKeys, pubKeys, privKeys, identities or all.") var type = "all"
-    @Option(name: .customShort("f"), help: "The format: openssl, bsafe, pkcs8, pkcs12, x509 or pemseq.") var format: String?
-    @Flag(name: .customShort("w"), help: "Wrap (encrypt) private keys.") var wrapped = false
-    @Flag(name: .customShort("p"), help: "PEM-encode the output.") var pem = false
+    @Option(name: .customShort("k"), help: "The keychain (default: the default keychain).") package var keychain: String?
+    @Option(name: .customShort("t"), help: "What to export: certs, allKeys, pubKeys, privKeys, identities or all.") package var type = "all"
+    @Option(name: .customShort("f"), help: "The format: openssl, bsafe, pkcs8, pkcs12, x509 or pemseq.") package var format: String?
+    @Flag(name: .customShort("w"), help: "Wrap (encrypt) private keys.") package var wrapped = false
+    @Flag(name: .customShort("p"), help: "PEM-encode the output.") package var pem = false
     @Option(name: .customShort("P"), help: "The passphrase (- reads it from standard input; without it, asked for when needed).")
-    var passphrase: String?
-    @Option(name: .customShort("o"), help: "The file to write (it must not exist; default: standard output).") var output: String?
+    package var passphrase: String?
+    @Option(name: .customShort("o"), help: "The file to write (it must not exist; default: standard output).") package var output: String?
 
-    func validate() throws {
+    package func validate() throws {
         guard ["certs", "allKeys", "pubKeys", "privKeys", "identities", "all"].contains(type) else {
             throw ValidationError("unknown type \(type): certs, allKeys, pubKeys, privKeys, identities or all")
         }
-        if let format, ExternalFormatName.format(format, wrapped: wrapped) == nil {
+        if let format, !PKIFormatNames.isValid(format, wrapped: wrapped) {
             throw ValidationError(wrapped ? "-w goes with -f openssl or pkcs8" : "unknown format \(format): openssl, bsafe, pkcs8, pkcs12, x509 or pemseq")
         }
         if wrapped, format == nil { throw ValidationError("-w goes with -f openssl or pkcs8") }
     }
 
-    func run() throws {
-        try perform("SecKeychainItemExport") { () throws(StoreError) in
-            let session = try Session.open()
-            let path = try session.path(keychain)
-            let items = try ExportSelection(session: session, path: path).items(type)
-            guard !items.isEmpty else { throw StoreError(.itemNotFound, "nothing of type \(type) to export") }
-            let requested = format.flatMap { ExternalFormatName.format($0, wrapped: wrapped) } ?? .unknown
-            let needsPassphrase = [.pkcs12, .wrappedPKCS8, .wrappedOpenSSL].contains(requested)
-            var secret = needsPassphrase ? try PasswordInput.resolveOrAsk(passphrase, prompt: "passphrase for the export: ")
-                                         : try PasswordInput.resolve(passphrase, prompt: "passphrase for the export: ")
-            defer { if secret != nil { zeroize(&secret!) } }
-            if needsPassphrase, secret?.isEmpty != false {
-                throw StoreError(.passphraseRequired, "the export needs a passphrase: an empty one protects nothing")
-            }
-            var bytes: [UInt8]
-            do throws(ImportExportError) {
-                bytes = try ExternalItemEncoder.encode(items, format: requested, pemArmour: pem, passphrase: secret)
-            } catch {
-                throw error.storeError
-            }
-            defer { zeroize(&bytes) }
-            guard let output else {
-                writeStandardOutput(bytes)
-                return
-            }
-            guard try FileSecurity.createExclusively(output, bytes: bytes) else {
-                throw StoreError(.duplicateItem, "\(output) exists")
-            }
-        }
-    }
-}
+    package init() {}
 
-/// The items of a keychain that an export's `-t` names.
-struct ExportSelection {
-    let session: Session
-    let path: String
-
-    func items(_ type: String) throws(StoreError) -> [ExternalItem] {
-        switch type {
-        case "certs": return try certificates().map { .certificate($0) }
-        case "allKeys": return try keys(privateKeys: true) + keys(privateKeys: false)
-        case "pubKeys": return try keys(privateKeys: false)
-        case "privKeys": return try keys(privateKeys: true)
-        case "identities": return try identities()
-        default: return try certificates().map { .certificate($0) } + keys(privateKeys: true) + keys(privateKeys: false)
-        }
-    }
-
-    private func certificates() throws(StoreError) -> [CertificateInfo] {
-        try CertificateWork.certificates([path], session: session).map(\.info)
-    }
-
-    /// The keychain's private keys the agent gives out (the extractable ones), or its public keys.
-    private func keys(privateKeys: Bool) throws(StoreError) -> [ExternalItem] {
-        var query = ItemQuery(itemClass: .key)
-        query.criteria["kcls"] = .number(privateKeys ? 1 : 0)
-        query.limit = nil
-        query.matchAnySynchronizable = true
-        let items: [StoredItem]
-        do throws(StoreError) {
-            items = try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: true)).items ?? []
-        } catch where error.code == .itemNotFound {
-            return []
-        }
-        return items.compactMap { $0.secret == nil ? nil : (try? StoredKeyOperation.storedKey($0)).map { .key($0) } }
-    }
-
-    /// Each certificate whose private key is here and extractable, as an identity.
-    private func identities() throws(StoreError) -> [ExternalItem] {
-        let privateKeys = try keys(privateKeys: true).compactMap { item -> AsymmetricKey? in
-            if case .key(let key) = item { return key }
-            return nil
-        }
-        return try certificates().compactMap { certificate in
-            privateKeys.first { $0.publicBytes == certificate.publicKey?.publicBytes }
-                .map { .identity(PKCS12Identity(privateKey: $0, certificate: certificate)) }
-        }
-    }
+    package func run() throws { try PKIDispatch.run(self) }
 }

@@ -2,7 +2,7 @@ import FoundationEssentials
 import KeychainModel
 
 /// security(1)'s item output, and JSON for scripts. Secrets appear only where asked for.
-enum ItemPrinter {
+package enum ItemPrinter {
     static func print(_ item: StoredItem, keychain: String, show: ShowMode) {
         if show.json {
             printJSON([(keychain, item)], withSecrets: show.needsSecret)
@@ -16,7 +16,7 @@ enum ItemPrinter {
         if show.showPassword { printError("password: \"\(text(item.secret ?? Data()))\"") }
     }
 
-    static func printBlock(_ item: StoredItem, keychain: String, withSecret: Bool) {
+    package static func printBlock(_ item: StoredItem, keychain: String, withSecret: Bool) {
         printLine("keychain: \"\(keychain)\"")
         printLine("class: \"\(item.itemClass.rawValue)\"")
         printLine("attributes:")

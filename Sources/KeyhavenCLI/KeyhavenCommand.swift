@@ -35,6 +35,7 @@ package struct KeyhavenCommand: ParsableCommand {
     /// Runs the command line: a password option given without a value (`-w` last, `-p` followed
     /// by another option) becomes a prompt, as in security(1).
     package static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
+        PKIDispatch.originalArguments = arguments
         var arguments = arguments
         // Which options take a password in which subcommand (elsewhere -w is a flag).
         let passwordOptions: [String: Set<String>] = [
@@ -89,7 +90,7 @@ extension CommandConfiguration {
 
 /// Runs a subcommand's work; an engine error is printed as security(1) prints it and becomes
 /// the exit status (the OSStatus's low byte).
-func perform(_ operation: String, _ body: () throws(StoreError) -> Void) throws {
+package func perform(_ operation: String, _ body: () throws(StoreError) -> Void) throws {
     do {
         try body()
     } catch {

@@ -7,12 +7,12 @@ import KeychainModel
 
 /// Passwords from the terminal (without echo) or standard input, never from the command line
 /// unless the user put them there.
-enum PasswordInput {
+package enum PasswordInput {
     /// The sentinel the argument pre-processor puts where a password option had no value.
     static let prompt = "\u{0}prompt"
 
     /// The password an option gave: its value, a prompt, or standard input for `-`.
-    static func resolve(_ value: String?, prompt: String) throws(StoreError) -> [UInt8]? {
+    package static func resolve(_ value: String?, prompt: String) throws(StoreError) -> [UInt8]? {
         switch value {
         case nil: return nil
         case Self.prompt?: return try read(prompt: prompt)
@@ -22,13 +22,13 @@ enum PasswordInput {
     }
 
     /// The password an option gave, or else one asked for.
-    static func resolveOrAsk(_ value: String?, prompt: String) throws(StoreError) -> [UInt8] {
+    package static func resolveOrAsk(_ value: String?, prompt: String) throws(StoreError) -> [UInt8] {
         if let given = try resolve(value, prompt: prompt) { return given }
         return try read(prompt: prompt)
     }
 
     /// Asks on the terminal without echo; reads standard input when there is no terminal.
-    static func read(prompt: String) throws(StoreError) -> [UInt8] {
+    package static func read(prompt: String) throws(StoreError) -> [UInt8] {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else { return try readLine(fd: 0) }
         defer { close(tty) }

@@ -9,15 +9,15 @@ import KeyhavenAgentClient
 
 /// What every subcommand needs: the keychain home, the agent (started on first need), and how
 /// names become keychain paths.
-struct Session {
+package struct Session {
     let home: KeychainHome
     let socket: AgentSocket
     /// The command's access groups: `KEYHAVEN_ACCESS_GROUPS`, else `keyhaven` (where adds go)
     /// and `*` (every group's items, as macOS's command sees every item of the user's keychains).
-    let caller: Caller
+    package let caller: Caller
 
     /// `notice`: whether a command run by a person may say that the default keychain has no password.
-    static func open(notice: Bool = true) throws(StoreError) -> Session {
+    package static func open(notice: Bool = true) throws(StoreError) -> Session {
         let home = try KeychainHome.current()
         let socket = AgentSocket.current()
         // The connection that found (or started) the agent carries this command's requests too.
@@ -32,13 +32,13 @@ struct Session {
     func preferences() throws(StoreError) -> KeychainPreferences { try KeychainPreferences.load(home) }
 
     /// A keychain argument's path; nil: the default keychain.
-    func path(_ name: String?) throws(StoreError) -> String {
+    package func path(_ name: String?) throws(StoreError) -> String {
         guard let name else { return try preferences().defaultPath(home) }
         return home.keychainPath(for: name, relativeTo: FileManager.default.currentDirectoryPath)
     }
 
     /// The keychains a search covers: the arguments, else the search list.
-    func searchPaths(_ names: [String]) throws(StoreError) -> [String] {
+    package func searchPaths(_ names: [String]) throws(StoreError) -> [String] {
         if names.isEmpty { return try preferences().existingSearchPaths(home) }
         var paths: [String] = []
         for name in names { paths.append(try path(name)) }
@@ -46,12 +46,12 @@ struct Session {
     }
 
     /// The agent's keychains at `paths`, for ``KeychainSearch``.
-    func keychains(_ paths: [String]) -> [any KeychainBackend] {
+    package func keychains(_ paths: [String]) -> [any KeychainBackend] {
         paths.map { AgentKeychain(path: $0, socket: socket, home: home.path) }
     }
 
     @discardableResult
-    func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
+    package func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
         try AgentConnectionPool.shared.send(request, socket: socket, home: home.path)
     }
 }

@@ -41,6 +41,14 @@ struct ImportExportTests {
                     "\(format)")
             #expect(try ImportExport.read("theirs.pub", in: folder) == publicPEM, "\(format)")
         }
+        // Encrypted PKCS#8: PBES2 with PBKDF2-HMAC-SHA-256 at 100,000 (0x186A0) rounds and AES-256-CBC.
+        let wrapped = try #require(ImportExport.export(key, .formatWrappedPKCS8, passphrase: "p" as NSString).1)
+        try ImportExport.write(wrapped, "wrapped.der", in: folder)
+        let dump = folder.appendingPathComponent("asn1.txt").path
+        #expect(try Shell.run("/bin/sh", ["-c", "openssl asn1parse -inform DER -in '\(folder.path)/wrapped.der' > '\(dump)'"]) == 0)
+        let parsed = try String(contentsOfFile: dump, encoding: .utf8)
+        #expect(parsed.contains("PBES2") && parsed.contains("PBKDF2") && parsed.contains(":0186A0") && parsed.contains("hmacWithSHA256")
+                && parsed.contains("aes-256-cbc"), "\(parsed)")
     }
 
     @Test("Keys OpenSSL writes import: PKCS#8, SEC1 with EC PARAMETERS, PKCS#1, encrypted PKCS#8 and traditional, DER, public keys")

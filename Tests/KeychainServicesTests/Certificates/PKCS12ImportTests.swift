@@ -100,7 +100,7 @@ struct PKCS12ImportTests {
 import KeychainKeys
 
 extension PKCS12ImportTests {
-    @Test("Keyhaven's PKCS#12 (OpenSSL 3's defaults: AES-256-CBC, PBKDF2, HMAC-SHA-256) opens in openssl pkcs12 and imports back")
+    @Test("Keyhaven's PKCS#12 (AES-256-CBC, PBKDF2, HMAC-SHA-256, 100,000 rounds) opens in openssl pkcs12 and imports back")
     func exportOpensInOpenSSL() throws {
         let folder = try KeyTest.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -118,6 +118,9 @@ extension PKCS12ImportTests {
         #expect(try Shell.run("/bin/sh", ["-c", "openssl pkcs12 -in '\(folder.path)/out.p12' -passin 'pass:out pass' -info -noout 2> '\(info)'"]) == 0)
         let report = try String(contentsOfFile: info, encoding: .utf8)
         #expect(report.contains("MAC: sha256") && report.contains("PBES2") && report.contains("AES-256-CBC"), "\(report)")
+        // 100,000 rounds for the MAC and for each PBKDF2 (docs/threat-model.md), not OpenSSL's 2,048.
+        #expect(report.contains("MAC: sha256, Iteration 100000") && report.contains("AES-256-CBC, Iteration 100000, PRF hmacWithSHA256")
+                && !report.contains("Iteration 2048"), "\(report)")
         var items: CFArray?
         #expect(SecPKCS12Import(Data(exported) as CFData, [kSecImportExportPassphrase as String: "out pass"] as CFDictionary, &items)
                 == errSecSuccess)

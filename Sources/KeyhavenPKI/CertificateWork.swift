@@ -2,6 +2,7 @@ import Crypto
 import FoundationEssentials
 import KeychainKeys
 import KeychainModel
+import KeyhavenCLI
 import KeyhavenAgentClient
 
 /// The certificates and identities in the searched keychains, for the certificate subcommands.

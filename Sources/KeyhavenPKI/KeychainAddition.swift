@@ -1,6 +1,7 @@
 import FoundationEssentials
 import KeychainKeys
 import KeychainModel
+import KeyhavenCLI
 
 /// Adds imported items to a keychain through the agent, as `import` does: a certificate already
 /// there is kept, a private key already there is errSecDuplicateItem, and on any failure what
