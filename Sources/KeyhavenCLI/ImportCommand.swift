@@ -12,7 +12,7 @@ package struct ImportItems: PKICommand {
             + "Without -f the format follows from the file's contents. A passphrase is asked for when the file needs one.").underKeyhaven
     @Argument(help: "The file to import.") package var file: String
     @Option(name: .customShort("k"), help: "The keychain to import into (default: the default keychain).") package var keychain: String?
-    @Option(name: .customShort("t"), help: "What the file holds: cert, pub, priv or agg (a hint).") package var type: String?
+    @Option(name: .customShort("t"), help: "What the file holds: cert, pub, priv or agg (accepted for security(1)'s scripts; the contents decide).") package var type: String?
     @Option(name: .customShort("f"), help: "The format: pkcs12, x509, openssl, bsafe, pkcs8 or pemseq.") package var format: String?
     @Flag(name: .customShort("w"), help: "The private keys are wrapped (encrypted).") package var wrapped = false
     @Option(name: .customShort("P"), help: "The passphrase (- reads it from standard input; without it, asked for when needed).")

@@ -15,7 +15,10 @@ package struct KeyhavenCommand: ParsableCommand {
             Passwords: give -p or -w without a value (-w last, or -p followed by another option) to be \
             asked for it without echo, or the value - to read one line from standard input. A value on \
             the command line is visible to every user of the machine (ps, /proc/PID/cmdline) and stays \
-            in shell history.
+            in shell history. \
+            The certificate and key subcommands (import, export, find-certificate, find-identity, \
+            delete-certificate, delete-identity, create-keypair) are done by keyhaven-pki, which must be \
+            installed beside keyhaven.
             """,
         subcommands: [
             CreateKeychain.self, DeleteKeychain.self, ListKeychains.self, DefaultKeychain.self,
