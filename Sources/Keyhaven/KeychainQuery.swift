@@ -35,9 +35,10 @@ public struct KeychainQuery: Sendable, Hashable {
         set { passwordData = newValue.map { Data($0.utf8) } }
     }
 
-    /// Whether synchronizable items are available (always here: they are stored like the others;
-    /// syncing them between machines is a later feature).
-    public static var isSynchronizationAvailable: Bool { true }
+    /// Whether synchronizable items reach the user's other machines: true only where this
+    /// keychain home takes part in sync. Keyhaven's sync is not built yet, so it is false:
+    /// synchronizable items are stored like the others and stay on this machine.
+    public static var isSynchronizationAvailable: Bool { false }
 
     /// Stores ``passwordData`` under the service and account, updating an existing item.
     /// Needs a service, an account and password data (`.invalidParameter` otherwise).

@@ -31,6 +31,25 @@ struct CompatibilityBehaviourTests {
         #expect(accounts([K.sync: kCFBooleanTrue!]) == ["synced"])
     }
 
+    @Test("2b. A ThisDeviceOnly item cannot be synchronizable: errSecParam on add and on an update that would make one")
+    func thisDeviceOnlyNeverSyncs() throws {
+        let accessible = kSecAttrAccessible as String
+        for protection in [kSecAttrAccessibleWhenUnlockedThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+                           kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly] {
+            #expect(add(genericPassword("device", [K.sync: true, accessible: protection])) == errSecParam, "\(protection)")
+        }
+        var error: Unmanaged<CFError>?
+        let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [], &error))
+        #expect(add(genericPassword("device", [K.sync: true, kSecAttrAccessControl as String: control])) == errSecParam)
+        #expect(copy(genericPassword("device", [K.sync: kSecAttrSynchronizableAny])).0 == errSecItemNotFound)
+        // Migratable classes sync; ThisDeviceOnly ones stay local.
+        #expect(add(genericPassword("synced", [K.sync: true, accessible: kSecAttrAccessibleAfterFirstUnlock])) == errSecSuccess)
+        #expect(add(genericPassword("local", [accessible: kSecAttrAccessibleWhenUnlockedThisDeviceOnly])) == errSecSuccess)
+        #expect(update(genericPassword("synced", [K.sync: true]), [accessible: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly]) == errSecParam)
+        #expect(update(genericPassword("local"), [K.sync: true, accessible: kSecAttrAccessibleWhenUnlockedThisDeviceOnly]) == errSecParam)
+        #expect(update(genericPassword("synced", [K.sync: true]), [accessible: kSecAttrAccessibleWhenUnlocked]) == errSecSuccess)
+    }
+
     @Test("3. The default limit is one; delete removes every match; nothing to delete is errSecItemNotFound")
     func defaultLimitAndDeleteAll() {
         #expect(add(genericPassword("a")) == errSecSuccess)
