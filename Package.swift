@@ -116,6 +116,13 @@ let linuxTargets: [Target] = [
         dependencies: ["KeychainModel"],
         swiftSettings: strictSwift
     ),
+    // Sync's log entries, sealed records, key shares and their verification, shared by devices and
+    // the server (docs/sync.md). swift-crypto only.
+    .target(
+        name: "KeyhavenSyncProtocol",
+        dependencies: ["KeychainModel", .product(name: "Crypto", package: "swift-crypto")],
+        swiftSettings: strictSwift
+    ),
     // The agent: holds unlocked keychains for a user's processes, on a Unix socket (SwiftNIO).
     .target(
         name: "KeyhavenAgent",
@@ -220,6 +227,11 @@ let linuxTargets: [Target] = [
         name: "ReliabilityTests",
         dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper",
                        "keyhaven-fuzz"],
+        swiftSettings: strictSwift
+    ),
+    .testTarget(
+        name: "KeyhavenSyncProtocolTests",
+        dependencies: ["KeyhavenSyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
     // `import Security` on Linux: the mirror under the name Apple-platform code uses.
