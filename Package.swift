@@ -123,6 +123,12 @@ let linuxTargets: [Target] = [
         dependencies: ["KeychainModel", .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
+    // The device side of sync: the hybrid clock and the merge of record versions (runs in the agent).
+    .target(
+        name: "KeyhavenSync",
+        dependencies: ["KeyhavenSyncProtocol"],
+        swiftSettings: strictSwift
+    ),
     // The agent: holds unlocked keychains for a user's processes, on a Unix socket (SwiftNIO).
     .target(
         name: "KeyhavenAgent",
@@ -230,6 +236,11 @@ let linuxTargets: [Target] = [
         swiftSettings: strictSwift
     ),
     .testTarget(
+        name: "KeyhavenSyncTests",
+        dependencies: ["KeyhavenSync", "KeyhavenSyncProtocol", .product(name: "PropertyBased", package: "swift-property-based")],
+        swiftSettings: strictSwift
+    ),
+    .testTarget(
         name: "KeyhavenSyncProtocolTests",
         dependencies: ["KeyhavenSyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
@@ -253,6 +264,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.70.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ] : [],
     targets: buildsEngine ? linuxTargets : appleTargets
 )
