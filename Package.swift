@@ -189,7 +189,8 @@ let linuxTargets: [Target] = [
     // libFuzzer targets (scripts/fuzz.sh); a normal build replays saved inputs.
     .executableTarget(
         name: "keyhaven-fuzz",
-        dependencies: ["KeychainServices", "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", .product(name: "Crypto", package: "swift-crypto")],
+        dependencies: ["KeychainServices", "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "KeyhavenSyncProtocol",
+                       .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
     // Shared by the test targets: a fresh keychain home per test, one test at a time.

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(metadata keybag agent query keys certificates imports)
+[ ${#targets[@]} -eq 0 ] && targets=(metadata keybag agent query keys certificates imports sync)
 # A Security module left from an earlier build makes swift-certificates' `canImport(Security)` true
 # when it is rebuilt (a circular import): drop it, it is rebuilt in a second (docs/porting.md).
 find .build/fuzz -path '*/Modules/Security.*' -delete 2>/dev/null || true

@@ -21,6 +21,8 @@ enum FuzzTarget: String, CaseIterable {
     case certificates
     /// What SecItemImport reads: PEM, DER and encrypted keys, certificates, PKCS#12.
     case imports
+    /// What a sync server sends a device: log entries, sealed records, key shares.
+    case sync
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -43,6 +45,8 @@ enum FuzzTarget: String, CaseIterable {
             CertificateFuzzer.run(bytes)
         case .imports:
             ImportFuzzer.run(bytes)
+        case .sync:
+            SyncFuzzer.run(bytes)
         }
     }
 
