@@ -123,6 +123,16 @@ let linuxTargets: [Target] = [
         dependencies: ["KeychainModel", .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
+    // The sync server's store and service: the log on PostgreSQL (postgres-nio).
+    .target(
+        name: "KeyhavenSyncServer",
+        dependencies: [
+            "KeyhavenSyncProtocol",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        swiftSettings: strictSwift
+    ),
     // The device side of sync: the hybrid clock and the merge of record versions (runs in the agent).
     .target(
         name: "KeyhavenSync",
@@ -237,6 +247,12 @@ let linuxTargets: [Target] = [
         swiftSettings: strictSwift
     ),
     .testTarget(
+        name: "KeyhavenSyncServerTests",
+        dependencies: ["KeyhavenSyncServer", "KeyhavenSyncProtocol", "KeychainTestSupport",
+                       .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")],
+        swiftSettings: strictSwift
+    ),
+    .testTarget(
         name: "KeyhavenSyncTests",
         dependencies: ["KeyhavenSync", "KeyhavenSyncProtocol", .product(name: "PropertyBased", package: "swift-property-based")],
         swiftSettings: strictSwift
@@ -266,6 +282,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.70.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ] : [],
     targets: buildsEngine ? linuxTargets : appleTargets
 )

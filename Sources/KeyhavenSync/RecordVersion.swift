@@ -16,12 +16,17 @@ package struct RecordVersion: Hashable, Sendable {
     }
 
     /// Whether this version wins over `other` of the same record: the higher clock, then the
-    /// higher device id (every device decides the same way), then the tombstone, then the content.
+    /// higher device id (every device decides the same way), then the tombstone, then the content,
+    /// then the primary key, then the record id: a total order over distinct versions (of one record,
+    /// or of two records competing for one primary key), so that even versions one device should
+    /// never have written (one clock reading, two contents) merge the same everywhere.
     package func outranks(_ other: RecordVersion) -> Bool {
         if version != other.version { return version > other.version }
         if device != other.device { return other.device < device }
         if isDeleted != other.isDeleted { return isDeleted }
-        return other.content.lexicographicallyPrecedes(content)
+        if content != other.content { return other.content.lexicographicallyPrecedes(content) }
+        if primaryKey != other.primaryKey { return other.primaryKey.lexicographicallyPrecedes(primaryKey) }
+        return other.record < record
     }
 }
 

@@ -82,7 +82,7 @@ package struct LogEntry: Hashable, Sendable, WireCodable {
     package var head: LogHead { LogHead(sequence: sequence, hash: hash) }
 
     /// Whether the signature is `keys`'.
-    func isSigned(by keys: DevicePublicKeys) -> Bool {
+    package func isSigned(by keys: DevicePublicKeys) -> Bool {
         keys.signingKey.isValidSignature(signature, for: signedBytes)
     }
 

@@ -98,6 +98,53 @@ public enum Shell {
         process.waitUntilExit()
         return process.terminationStatus
     }
+
+    /// Runs a command that leaves a daemon behind (`pg_ctl start`) and waits for the command only,
+    /// with /dev/null for its standard streams. Foundation's `Process` learns of an exit when a
+    /// socket its child inherits closes, which a daemon keeps open for good: `run` would wait for
+    /// the daemon. This spawns and waits with `waitpid` instead.
+    @discardableResult
+    public static func runLeavingDaemon(_ executable: String, _ arguments: [String]) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in 0...2 {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        // Nothing else: the daemon must not keep another test's Process watch socket (or pipe) open.
+        closeFrom(3, in: &actions)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw ShellError(executable: executable, code: spawned) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+}
+
+extension Shell {
+    /// Adds "close every descriptor from `first` on" to `actions`: glibc's
+    /// `posix_spawn_file_actions_addclosefrom_np` (2.34 and later, not in Swift's Glibc module, so
+    /// looked up), else a close for each possible descriptor (glibc skips those not open).
+    static func closeFrom(_ first: Int32, in actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(nil /* RTLD_DEFAULT */, "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, first)
+            return
+        }
+        for descriptor in first..<min(Int32(sysconf(Int32(_SC_OPEN_MAX))), 65_536) {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+    }
+}
+
+/// A command that could not be started.
+public struct ShellError: Error, CustomStringConvertible {
+    public let executable: String
+    public let code: Int32
+    public var description: String { "\(executable) could not be started (errno \(code))" }
 }
 
 /// A user's own keychain home and runtime folder (new, temporary, the user's), with the built

@@ -55,6 +55,20 @@ struct MergeStateTests {
         }
     }
 
+    @Test("Two versions alike but for their primary key (one clock reading of one device): the same winner in either order")
+    func tieOnEverythingButPrimaryKey() {
+        let record = RecordID()
+        let first = RecordVersion(record: record, version: 7, device: Self.devices[0], isDeleted: false, primaryKey: [0], content: [175])
+        let second = RecordVersion(record: record, version: 7, device: Self.devices[0], isDeleted: false, primaryKey: [1], content: [175])
+        #expect(first.outranks(second) != second.outranks(first))
+        var forward = MergeState(), backward = MergeState()
+        forward.apply(first)
+        forward.apply(second)
+        backward.apply(second)
+        backward.apply(first)
+        #expect(forward.records == backward.records && forward.items == backward.items)
+    }
+
     @Test("A stale edit loses to the newer one and is kept; a tombstone wins over an older edit")
     func staleEditKept() {
         let record = RecordID()

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A throw-away PostgreSQL cluster for one test: `initdb` in a new temporary folder (as the
+/// `postgres` user when the test runs as root, since initdb refuses root), then `pg_ctl start` on a
+/// free loopback port with its socket in that folder, trust authentication and no fsync. `stop()`
+/// stops it and removes the folder. Debian's `postgresql` package provides the binaries
+/// (`scripts/bootstrap` installs it); without them, `TestPostgres.isAvailable` is false and the
+/// tests that need a database say so and skip.
+public final class TestPostgres: @unchecked Sendable {
+    public let folder: String
+    public let port: Int
+    public let user = "kc"
+    public let database = "keyhaven"
+
+    /// The server binaries' folder (the newest version installed).
+    public static var binaries: String? {
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
+        return versions.last.map { "\(root)/\($0)/bin" }.flatMap { FileManager.default.fileExists(atPath: $0 + "/initdb") ? $0 : nil }
+    }
+
+    public static var isAvailable: Bool { binaries != nil }
+
+    /// `postgres://kc@127.0.0.1:PORT/keyhaven`, trust authentication.
+    public var url: String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
+
+    public init() throws {
+        guard let binaries = Self.binaries else { throw TestPostgresError("PostgreSQL's binaries are not installed (scripts/bootstrap)") }
+        folder = try TemporaryFolder.make(prefix: "keyhaven-postgres")
+        port = try Self.freePort()
+        let asRoot = getuid() == 0
+        if asRoot { try run("/bin/chown", ["-R", "postgres:postgres", folder]) }
+        let data = folder + "/data"
+        try run(binaries + "/initdb", ["-D", data, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"], asPostgres: asRoot)
+        try run(binaries + "/pg_ctl", ["-D", data, "-l", folder + "/server.log", "-w", "-t", "60", "-o",
+                                       "-c listen_addresses=127.0.0.1 -p \(port) -k \(folder) -c fsync=off -c max_connections=200", "start"],
+                asPostgres: asRoot, leavesDaemon: true)
+        try run(binaries + "/createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", user, database], asPostgres: asRoot)
+    }
+
+    /// Stops the cluster and removes its folder.
+    public func stop() {
+        if let binaries = Self.binaries {
+            try? run(binaries + "/pg_ctl", ["-D", folder + "/data", "-m", "immediate", "-w", "stop"], asPostgres: getuid() == 0)
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    private func run(_ executable: String, _ arguments: [String], asPostgres: Bool = false, leavesDaemon: Bool = false) throws {
+        let (command, list) = asPostgres ? ("/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments) : (executable, arguments)
+        let status = leavesDaemon ? try Shell.runLeavingDaemon(command, list) : try Shell.run(command, list)
+        guard status == 0 else { throw TestPostgresError("\((executable as NSString).lastPathComponent) exited with \(status)") }
+    }
+
+    /// A loopback TCP port nothing listens on now.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw TestPostgresError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+public struct TestPostgresError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
