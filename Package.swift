@@ -123,20 +123,32 @@ let linuxTargets: [Target] = [
         dependencies: ["KeychainModel", .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
-    // The sync server's store and service: the log on PostgreSQL (postgres-nio).
+    // The sync server's store and service: the log on PostgreSQL (postgres-nio), served over
+    // HTTP by Hummingbird.
     .target(
         name: "KeyhavenSyncServer",
         dependencies: [
             "KeyhavenSyncProtocol",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
+        swiftSettings: strictSwift
+    ),
+    .executableTarget(
+        name: "keyhaven-sync-server",
+        dependencies: ["KeyhavenSyncServer"],
         swiftSettings: strictSwift
     ),
     // The device side of sync: the hybrid clock and the merge of record versions (runs in the agent).
     .target(
         name: "KeyhavenSync",
-        dependencies: ["KeyhavenSyncProtocol"],
+        dependencies: ["KeyhavenSyncProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client")],
         swiftSettings: strictSwift
     ),
     // The agent: holds unlocked keychains for a user's processes, on a Unix socket (SwiftNIO).
@@ -248,8 +260,9 @@ let linuxTargets: [Target] = [
     ),
     .testTarget(
         name: "KeyhavenSyncServerTests",
-        dependencies: ["KeyhavenSyncServer", "KeyhavenSyncProtocol", "KeychainTestSupport",
-                       .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log")],
+        dependencies: ["KeyhavenSyncServer", "KeyhavenSyncProtocol", "KeyhavenSync", "KeychainTestSupport", "keyhaven-sync-server",
+                       .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+                       .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
         swiftSettings: strictSwift
     ),
     .testTarget(
@@ -274,7 +287,8 @@ let linuxTargets: [Target] = [
 
 let package = Package(
     name: "keyhaven",
-    products: products,
+    // The sync server is Linux's (a server for the keychains of Linux machines): no Apple branch.
+    products: products + (buildsEngine ? [.executable(name: "keyhaven-sync-server", targets: ["keyhaven-sync-server"])] : []),
     dependencies: buildsEngine ? [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -284,6 +298,10 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ] : [],
     targets: buildsEngine ? linuxTargets : appleTargets
 )

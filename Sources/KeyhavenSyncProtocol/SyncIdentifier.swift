@@ -26,18 +26,12 @@ package struct SyncIdentifier<Kind>: Hashable, Sendable, Comparable, CustomStrin
 
     /// From 32 lowercase or uppercase hexadecimal digits (how ids appear in URLs and JSON).
     package init?(hex: String) {
-        let digits = Array(hex.utf8)
-        guard digits.count == Self.byteCount * 2 else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
+        guard let bytes = Hex.decode(hex), bytes.count == Self.byteCount else { return nil }
         self.bytes = bytes
     }
 
     /// Lowercase hexadecimal.
-    package var hex: String { String(decoding: bytes.flatMap { [Self.digit($0 >> 4), Self.digit($0 & 0xF)] }, as: UTF8.self) }
+    package var hex: String { Hex.encode(bytes) }
     package var description: String { hex }
 
     /// Byte order: the lower record id wins when two devices create the same item (SYNC.md).
@@ -45,17 +39,6 @@ package struct SyncIdentifier<Kind>: Hashable, Sendable, Comparable, CustomStrin
 
     package func write(to writer: inout ByteWriter) { writer.raw(bytes) }
     package init(from reader: inout ByteReader) throws(StoreError) { bytes = Array(try reader.take(Self.byteCount)) }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
-
-    private static func digit(_ n: UInt8) -> UInt8 { n < 10 ? UInt8(ascii: "0") + n : UInt8(ascii: "a") + n - 10 }
 }
 
 package typealias AccountID = SyncIdentifier<AccountKind>

@@ -7,6 +7,8 @@ import PostgresNIO
 /// - `accounts`: the log's head (sequence and hash) per account, and what it uses of its quota.
 /// - `devices`: each account's devices and their signing keys, read from the roster entries
 ///   (public keys only), and whether they were removed.
+/// - `pairing`: the messages two devices exchange while one joins, by a slot id derived from the
+///   pairing code (the server never sees the code), deleted when they expire.
 /// - `entries`: the signed entries, by account and sequence; a device's counter is unique per
 ///   account, so a retried push cannot add an entry twice.
 enum SyncSchema {
@@ -28,6 +30,7 @@ enum SyncSchema {
             account_id BYTEA NOT NULL REFERENCES keyhaven_accounts ON DELETE CASCADE,
             device_id BYTEA NOT NULL,
             signing_key BYTEA NOT NULL,
+            agreement_key BYTEA NOT NULL,
             removed_at BIGINT,
             PRIMARY KEY (account_id, device_id)
         )
@@ -42,6 +45,16 @@ enum SyncSchema {
             entry_hash BYTEA NOT NULL,
             PRIMARY KEY (account_id, seq),
             UNIQUE (account_id, device_id, device_counter)
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS keyhaven_pairing (
+            slot BYTEA NOT NULL,
+            role SMALLINT NOT NULL,
+            seq INT NOT NULL,
+            message BYTEA NOT NULL,
+            expires_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (slot, role, seq)
         )
         """,
         "CREATE TABLE IF NOT EXISTS keyhaven_schema (version INT NOT NULL)",

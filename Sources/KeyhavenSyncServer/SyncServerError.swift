@@ -4,13 +4,15 @@
 package struct SyncServerError: Error, Sendable, Hashable, CustomStringConvertible {
     package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Backing: String, Hashable, Sendable {
-            case badRequest, notFound, conflict, forbidden, tooLarge, quotaExceeded, unavailable
+            case badRequest, unauthorized, notFound, conflict, forbidden, tooLarge, tooManyRequests, quotaExceeded, unavailable
         }
         private let backing: Backing
         private init(_ backing: Backing) { self.backing = backing }
 
         /// Malformed entries, or entries that do not continue the log (400).
         package static let badRequest = Code(.badRequest)
+        /// A request that needs a device's signature has none, or a bad one, or an old date (401).
+        package static let unauthorized = Code(.unauthorized)
         /// No such account (404).
         package static let notFound = Code(.notFound)
         /// The log moved on since the client's head (or the account exists): pull, then push again (409).
@@ -19,6 +21,8 @@ package struct SyncServerError: Error, Sendable, Hashable, CustomStringConvertib
         package static let forbidden = Code(.forbidden)
         /// A request or an entry over the size limits (413).
         package static let tooLarge = Code(.tooLarge)
+        /// The client is over its rate (429).
+        package static let tooManyRequests = Code(.tooManyRequests)
         /// The account's quota of entries or bytes is used up (507).
         package static let quotaExceeded = Code(.quotaExceeded)
         /// The database could not be reached or failed (503).
@@ -26,14 +30,22 @@ package struct SyncServerError: Error, Sendable, Hashable, CustomStringConvertib
 
         package var description: String { backing.rawValue }
 
+        /// The code a refusal names in its `Keyhaven-Error` header.
+        package init?(name: String) {
+            guard let backing = Backing(rawValue: name) else { return nil }
+            self.init(backing)
+        }
+
         /// The HTTP status of this refusal.
         package var httpStatus: Int {
             switch backing {
             case .badRequest: return 400
+            case .unauthorized: return 401
             case .forbidden: return 403
             case .notFound: return 404
             case .conflict: return 409
             case .tooLarge: return 413
+            case .tooManyRequests: return 429
             case .quotaExceeded: return 507
             case .unavailable: return 503
             }

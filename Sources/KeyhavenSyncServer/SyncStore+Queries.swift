@@ -35,12 +35,11 @@ extension SyncStore {
     /// The signing key of `device` on the account, if it is there and not removed.
     static func activeKeys(of account: Data, device: DeviceID, in connection: PostgresConnection, logger: Logger) async throws -> DevicePublicKeys {
         let rows = try await connection.query("""
-            SELECT signing_key, removed_at FROM keyhaven_devices WHERE account_id = \(account) AND device_id = \(Data(device.bytes))
+            SELECT signing_key, agreement_key, removed_at FROM keyhaven_devices WHERE account_id = \(account) AND device_id = \(Data(device.bytes))
             """, logger: logger)
-        for try await (key, removedAt) in rows.decode((Data, Int64?).self) {
+        for try await (signing, agreement, removedAt) in rows.decode((Data, Data, Int64?).self) {
             guard removedAt == nil else { throw SyncServerError(.forbidden, "the device was removed from the account") }
-            // The agreement key is not needed to check signatures: the signing key stands for both.
-            return try DevicePublicKeys(signing: Array(key), agreement: Array(key))
+            return try DevicePublicKeys(signing: Array(signing), agreement: Array(agreement))
         }
         _ = try await head(of: account, in: connection, logger: logger)
         throw SyncServerError(.forbidden, "the device is not on the account")
@@ -84,8 +83,8 @@ extension SyncStore {
         switch entry.body {
         case .addDevice(let addition):
             try await connection.query("""
-                INSERT INTO keyhaven_devices (account_id, device_id, signing_key)
-                VALUES (\(account), \(Data(addition.device.bytes)), \(Data(addition.keys.signing)))
+                INSERT INTO keyhaven_devices (account_id, device_id, signing_key, agreement_key)
+                VALUES (\(account), \(Data(addition.device.bytes)), \(Data(addition.keys.signing)), \(Data(addition.keys.agreement)))
                 """, logger: logger)
         case .removeDevice(let device):
             try await connection.query("""

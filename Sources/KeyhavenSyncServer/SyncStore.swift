@@ -27,6 +27,11 @@ package struct SyncStore: Sendable {
         (self.client, self.logger, self.limits) = (client, logger, limits)
     }
 
+    /// Whether the database answers.
+    package func ping() async throws(SyncServerError) {
+        try await database { try await client.query("SELECT 1", logger: logger) }
+    }
+
     /// Creates or migrates the tables.
     package func migrate() async throws(SyncServerError) {
         try await database { try await SyncSchema.migrate(client, logger: logger) }
@@ -48,8 +53,8 @@ package struct SyncStore: Sendable {
                     VALUES (\(account), \(Int64(head.sequence)), \(Data(head.hash)), 1, \(Int64(bytes.count)))
                     """, logger: logger)
                 try await connection.query("""
-                    INSERT INTO keyhaven_devices (account_id, device_id, signing_key)
-                    VALUES (\(account), \(Data(addition.device.bytes)), \(Data(addition.keys.signing)))
+                    INSERT INTO keyhaven_devices (account_id, device_id, signing_key, agreement_key)
+                    VALUES (\(account), \(Data(addition.device.bytes)), \(Data(addition.keys.signing)), \(Data(addition.keys.agreement)))
                     """, logger: logger)
                 try await Self.insert(genesis, bytes: bytes, into: connection, logger: logger)
             }
@@ -94,6 +99,17 @@ package struct SyncStore: Sendable {
                     try await Self.applyRoster(entry, account: account, in: connection, logger: logger)
                 }
                 return last.head
+            }
+        }
+    }
+
+    /// The public keys of `device` while it is on the account: forbidden when it is not or was
+    /// removed, not found when there is no such account.
+    package func deviceKeys(_ accountID: AccountID, device: DeviceID) async throws(SyncServerError) -> DevicePublicKeys {
+        let account = Data(accountID.bytes)
+        return try await database {
+            try await client.withConnection { connection in
+                try await Self.activeKeys(of: account, device: device, in: connection, logger: logger)
             }
         }
     }

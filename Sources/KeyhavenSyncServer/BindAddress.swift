@@ -1,0 +1,32 @@
+/// `--bind HOST:PORT` (`[IPV6]:PORT` for IPv6), and whether the host is a loopback address: the
+/// server speaks plain HTTP only there.
+package struct ServerBindAddress: Sendable, CustomStringConvertible {
+    package let host: String
+    package let port: Int
+
+    package init(_ text: String) throws(SyncServerError) {
+        let host: Substring, port: Substring
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = text[text.index(after: text.startIndex)..<close]
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":") else { throw Self.malformed }
+            port = rest.dropFirst()
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { throw Self.malformed }
+            (host, port) = (text[..<colon], text[text.index(after: colon)...])
+        }
+        guard !host.isEmpty, let number = Int(port), (0...65_535).contains(number), port.allSatisfy(\.isNumber) else { throw Self.malformed }
+        (self.host, self.port) = (String(host), number)
+    }
+
+    /// 127.0.0.0/8, ::1 or localhost.
+    package var isLoopback: Bool {
+        if host == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    private static var malformed: SyncServerError { SyncServerError(.badRequest, "--bind is HOST:PORT (or [IPV6]:PORT)") }
+}

@@ -1,0 +1,183 @@
+import FoundationEssentials
+import HTTPTypes
+import Hummingbird
+import KeychainModel
+import KeyhavenSyncProtocol
+import Logging
+import NIOCore
+
+/// The server's HTTP API (docs/sync.md, "The server's API"). Bodies are the protocol's binary
+/// encodings; a refusal is a 4xx or 5xx with its code in a `Keyhaven-Error` header and a short
+/// message that names what was wrong, never what a request carried.
+///
+/// - `GET /v1/health`: 200 while the database answers.
+/// - `POST /v1/accounts`: a new account from its first entry; 201 and the head.
+/// - `POST /v1/accounts/ID/entries`: a push (``LogBatch``); 200 and the new head, 409 when the log
+///   moved on.
+/// - `GET /v1/accounts/ID/entries?after=N&wait=S`: a pull, signed by a device on the account
+///   (``RequestSignature``); waits up to `S` seconds (30 at most) for entries after `N`.
+/// - `POST /v1/pairing/SLOT/SIDE` and `GET /v1/pairing/SLOT/SIDE?after=N&wait=S`: the pairing relay.
+package struct SyncService: Sendable {
+    /// The largest request body: a push of the most entries a push may carry.
+    package static let maximumBodySize = 64 << 20
+    /// The longest a pull or a relay read waits.
+    package static let maximumWait = 30
+
+    let store: SyncStore
+    let pollInterval: Duration
+
+    package init(store: SyncStore, pollInterval: Duration = .milliseconds(200)) {
+        (self.store, self.pollInterval) = (store, pollInterval)
+    }
+
+    /// The routes, behind the rate limit.
+    package func router(limiter: RateLimiter) -> Router<SyncRequestContext> {
+        let router = Router(context: SyncRequestContext.self)
+        router.add(middleware: RateLimitMiddleware(limiter: limiter))
+        router.get("/v1/health") { _, _ in await answer { () throws(SyncServerError) in try await store.ping(); return Self.ok([]) } }
+        router.post("/v1/accounts") { request, context in
+            await answer { () throws(SyncServerError) in
+                let genesis = try LogEntry.decodeRequest(try await Self.body(request, context))
+                return Self.ok(try await store.createAccount(genesis).wireBytes, status: .created)
+            }
+        }
+        router.post("/v1/accounts/:account/entries") { request, context in
+            await answer { () throws(SyncServerError) in
+                let account = try Self.account(context)
+                let batch = try LogBatch.decodeRequest(try await Self.body(request, context))
+                guard batch.entries.allSatisfy({ $0.account == account }) else {
+                    throw SyncServerError(.badRequest, "the entries are for another account")
+                }
+                return Self.ok(try await store.push(batch.entries).wireBytes)
+            }
+        }
+        router.get("/v1/accounts/:account/entries") { request, context in
+            await answer { () throws(SyncServerError) in
+                let account = try Self.account(context)
+                let after = try Self.number(request, "after"), wait = try Self.wait(request)
+                try await authenticate(request, account: account, body: [])
+                let deadline = ContinuousClock.now + .seconds(wait)
+                while true {
+                    let (entries, head) = try await store.pull(account, after: UInt64(after))
+                    if !entries.isEmpty || ContinuousClock.now >= deadline {
+                        return Self.ok(LogBatch(head: head, entries: entries).wireBytes)
+                    }
+                    try await pause()
+                }
+            }
+        }
+        router.post("/v1/pairing/:slot/:side") { request, context in
+            await answer { () throws(SyncServerError) in
+                let (slot, side) = try Self.pairing(context)
+                let number = try await store.postPairing(slot: slot, role: side, message: try await Self.body(request, context))
+                return Self.ok(Array(String(number).utf8), status: .created)
+            }
+        }
+        router.get("/v1/pairing/:slot/:side") { request, context in
+            await answer { () throws(SyncServerError) in
+                let (slot, side) = try Self.pairing(context)
+                let after = try Self.number(request, "after")
+                let deadline = ContinuousClock.now + .seconds(try Self.wait(request))
+                while true {
+                    let messages = try await store.pairingMessages(slot: slot, role: side, after: after)
+                    if !messages.isEmpty || ContinuousClock.now >= deadline { return Self.ok(RelayMessages(messages).wireBytes) }
+                    try await pause()
+                }
+            }
+        }
+        return router
+    }
+
+    /// Checks the request's device signature against the account's devices.
+    func authenticate(_ request: Request, account: AccountID, body: [UInt8]) async throws(SyncServerError) {
+        let field = { (name: String) in HTTPField.Name(name).flatMap { request.headers[$0] } }
+        guard let signature = RequestSignature(device: field(RequestSignature.deviceHeader), date: field(RequestSignature.dateHeader),
+                                               signature: field(RequestSignature.signatureHeader)) else {
+            throw SyncServerError(.unauthorized, "the request is not signed by a device")
+        }
+        let keys = try await store.deviceKeys(account, device: signature.device)
+        guard signature.isValid(method: request.method.rawValue, target: request.head.path ?? "", body: body, keys: keys) else {
+            throw SyncServerError(.unauthorized, "the request's signature does not verify, or its date is more than 5 minutes off")
+        }
+    }
+
+    private func pause() async throws(SyncServerError) {
+        do {
+            try await Task.sleep(for: pollInterval)
+        } catch {
+            throw SyncServerError(.unavailable, "the server is stopping")
+        }
+    }
+
+    /// The response for `body`, or the refusal it threw.
+    private func answer(_ body: () async throws(SyncServerError) -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch {
+            return Self.refusal(error)
+        }
+    }
+
+    static func ok(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/octet-stream"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// A refusal: its status, its code in `Keyhaven-Error`, its message as plain text.
+    package static func refusal(_ error: SyncServerError, retryAfter: Int? = nil) -> Response {
+        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
+        headers[HTTPField.Name("Keyhaven-Error")!] = error.code.description
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: HTTPResponse.Status(code: error.code.httpStatus), headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: error.message + "\n")))
+    }
+
+    static func body(_ request: Request, _ context: SyncRequestContext) async throws(SyncServerError) -> [UInt8] {
+        do {
+            return Array(buffer: try await request.body.collect(upTo: context.maxUploadSize))
+        } catch is NIOTooManyBytesError {
+            throw SyncServerError(.tooLarge, "the request body is over \(context.maxUploadSize >> 20) MiB")
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw SyncServerError(.tooLarge, "the request body is over \(context.maxUploadSize >> 20) MiB")
+        } catch {
+            throw SyncServerError(.badRequest, "the request body could not be read")
+        }
+    }
+
+    static func account(_ context: SyncRequestContext) throws(SyncServerError) -> AccountID {
+        guard let account = context.parameters.get("account").flatMap(AccountID.init(hex:)) else {
+            throw SyncServerError(.badRequest, "an account id is 32 hexadecimal digits")
+        }
+        return account
+    }
+
+    static func pairing(_ context: SyncRequestContext) throws(SyncServerError) -> (slot: [UInt8], side: Int) {
+        guard let slot = context.parameters.get("slot").flatMap(Hex.decode), slot.count == 32,
+              let side = context.parameters.get("side").flatMap({ Int($0) }), side == 0 || side == 1 else {
+            throw SyncServerError(.badRequest, "a pairing slot is 64 hexadecimal digits and a side 0 or 1")
+        }
+        return (slot, side)
+    }
+
+    static func number(_ request: Request, _ name: String) throws(SyncServerError) -> Int {
+        guard let text = request.uri.queryParameters[name[...]] else { return 0 }
+        guard let value = Int(text), value >= 0, text.allSatisfy(\.isNumber) else {
+            throw SyncServerError(.badRequest, "\(name) is a number from 0")
+        }
+        return value
+    }
+
+    static func wait(_ request: Request) throws(SyncServerError) -> Int {
+        min(try number(request, "wait"), maximumWait)
+    }
+}
+
+extension WireCodable {
+    /// Decodes a request's body: a malformed one is a bad request.
+    static func decodeRequest(_ bytes: [UInt8]) throws(SyncServerError) -> Self {
+        do {
+            return try Self(wireBytes: bytes)
+        } catch {
+            throw SyncServerError(.badRequest, "the body is not a well-formed \(Self.self): \(error.message)")
+        }
+    }
+}

@@ -1,0 +1,225 @@
+import AsyncHTTPClient
+import Foundation
+import KeychainTestSupport
+import KeyhavenSync
+import KeyhavenSyncProtocol
+import NIOCore
+import NIOSSL
+import Testing
+
+/// `keyhaven-sync-server` itself, on a throw-away PostgreSQL cluster, driven over HTTP by the
+/// devices' client (`SyncClient`) and by raw requests a hostile or broken client would send.
+@Suite(.serialized, .enabled(if: TestPostgres.isAvailable, "needs PostgreSQL's server binaries (scripts/bootstrap installs them)"))
+struct SyncServerTests {
+    /// A cluster and a server on it for `body`.
+    static func withServer(arguments: [String] = [], _ body: (TestSyncServer, TestPostgres) async throws -> Void) async throws {
+        let postgres = try TestPostgres()
+        defer { postgres.stop() }
+        let server = try TestSyncServer(databaseURL: postgres.url, arguments: arguments)
+        defer { server.stop() }
+        try await body(server, postgres)
+    }
+
+    /// A raw request: status, `Keyhaven-Error` and body.
+    static func raw(_ method: String, _ url: String, body: [UInt8]? = nil, headers: [(String, String)] = []) async throws
+        -> (status: Int, code: String?, body: [UInt8]) {
+        var request = HTTPClientRequest(url: url)
+        request.method = .init(rawValue: method)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return (Int(response.status.code), response.headers.first(name: "Keyhaven-Error"), Array(buffer: bytes))
+    }
+
+    static func refusal(_ body: () async throws -> Void) async -> SyncClientError? {
+        do {
+            try await body()
+            return nil
+        } catch let error as SyncClientError {
+            return error
+        } catch {
+            return nil
+        }
+    }
+
+    @Test("Create, push and pull over HTTP; a pull needs a signature of a device on the account, fresh and for that very request")
+    func pushAndPullSigned() async throws {
+        try await Self.withServer { server, _ in
+            let client = try SyncClient(server: server.url)
+            let test = TestAccount()
+            var head = try await client.createAccount(test.genesis)
+            for index in 0..<3 {
+                let entry = test.record("item \(index)", after: head, counter: UInt64(index) + 2, by: test.creator)
+                head = try await client.push(LogBatch(head: head, entries: [entry]))
+            }
+            let pulled = try await client.pull(test.account, after: 0, as: test.creator)
+            #expect(pulled.head == head && pulled.entries.count == 4)
+            #expect(try LogState(account: test.account).verifying(pulled.entries, serverHead: pulled.head).head == head)
+            // A device not on the account is forbidden; an unsigned request is unauthorized.
+            #expect(await Self.refusal { _ = try await client.pull(test.account, after: 0, as: DeviceIdentity()) }?.status == 403)
+            let path = "/v1/accounts/\(test.account.hex)/entries?after=0&wait=0"
+            #expect(try await Self.raw("GET", server.url + path).status == 401)
+            // A signature for another target, or an old one, does not open this one.
+            let other = RequestSignature(method: "GET", target: path.replacingOccurrences(of: "after=0", with: "after=1"), body: [], by: test.creator)
+            #expect(try await Self.raw("GET", server.url + path, headers: other.headers.map { ($0.name, $0.value) }).status == 401)
+            let old = RequestSignature(method: "GET", target: path, body: [], date: Int64(Date().timeIntervalSince1970) - 3600, by: test.creator)
+            #expect(try await Self.raw("GET", server.url + path, headers: old.headers.map { ($0.name, $0.value) }).status == 401)
+            let fresh = RequestSignature(method: "GET", target: path, body: [], by: test.creator)
+            #expect(try await Self.raw("GET", server.url + path, headers: fresh.headers.map { ($0.name, $0.value) }).status == 200)
+            // A second push at the old head is a conflict.
+            let stale = test.record("late", after: pulled.entries[1].head, counter: 9, by: test.creator)
+            #expect(await Self.refusal { _ = try await client.push(LogBatch(head: pulled.entries[1].head, entries: [stale])) }?.isConflict == true)
+        }
+    }
+
+    @Test("A long poll answers as soon as another device pushes")
+    func longPoll() async throws {
+        try await Self.withServer { server, _ in
+            let client = try SyncClient(server: server.url)
+            let test = TestAccount()
+            let head = try await client.createAccount(test.genesis)
+            async let waiting = client.pull(test.account, after: head.sequence, wait: 25, as: test.creator)
+            try await Task.sleep(for: .milliseconds(500))
+            let pushed = try await client.push(LogBatch(head: head, entries: [test.record("new", after: head, counter: 2, by: test.creator)]))
+            let answer = try await waiting
+            #expect(answer.entries.count == 1 && answer.head == pushed)
+            // Nothing new: the poll ends empty after its wait, with the head.
+            let empty = try await client.pull(test.account, after: pushed.sequence, wait: 1, as: test.creator)
+            #expect(empty.entries.isEmpty && empty.head == pushed)
+        }
+    }
+
+    @Test("Malformed, misdirected and oversized requests get a 4xx naming the problem, and change nothing")
+    func badRequests() async throws {
+        try await Self.withServer { server, _ in
+            let client = try SyncClient(server: server.url)
+            let test = TestAccount()
+            let head = try await client.createAccount(test.genesis)
+            let garbage = try await Self.raw("POST", server.url + "/v1/accounts", body: Array("not an entry".utf8))
+            #expect(garbage.status == 400 && garbage.code == "badRequest")
+            #expect(try await Self.raw("POST", server.url + "/v1/accounts/xyz/entries", body: []).status == 400)
+            // Entries of one account pushed to another's address.
+            let entry = test.record("x", after: head, counter: 2, by: test.creator)
+            let misdirected = try await Self.raw("POST", server.url + "/v1/accounts/\(AccountID().hex)/entries",
+                                                 body: LogBatch(head: head, entries: [entry]).wireBytes)
+            #expect(misdirected.status == 400)
+            // A body one byte short, and a count that lies.
+            var bytes = LogBatch(head: head, entries: [entry]).wireBytes
+            bytes.removeLast()
+            #expect(try await Self.raw("POST", server.url + "/v1/accounts/\(test.account.hex)/entries", body: bytes).status == 400)
+            var lying = head.wireBytes
+            lying += [0xFF, 0xFF, 0xFF, 0x7F]
+            #expect(try await Self.raw("POST", server.url + "/v1/accounts/\(test.account.hex)/entries", body: lying).status == 400)
+            // Over the body limit.
+            let huge = [UInt8](repeating: 0, count: (64 << 20) + 1)
+            let tooLarge = try await Self.raw("POST", server.url + "/v1/accounts/\(test.account.hex)/entries", body: huge)
+            #expect(tooLarge.status == 413, "\(tooLarge.status) \(String(decoding: tooLarge.body, as: UTF8.self))")
+            #expect(try await Self.raw("GET", server.url + "/v1/accounts/\(test.account.hex)/entries?after=-1").status == 400)
+            #expect(try await Self.raw("GET", server.url + "/v1/nothing").status == 404)
+            // Nothing changed.
+            #expect(try await client.pull(test.account, after: 0, as: test.creator).head == head)
+            // The refusals' messages are in the server's words, never the request's.
+            #expect(!server.output.contains("not an entry"))
+        }
+    }
+
+    @Test("Past its rate a client gets 429 with Retry-After; the server keeps serving")
+    func rateLimit() async throws {
+        try await Self.withServer(arguments: ["--rate-limit", "2"]) { server, _ in
+            var statuses: [Int] = []
+            for _ in 0..<20 { statuses.append(try await Self.raw("GET", server.url + "/v1/health").status) }
+            #expect(statuses.prefix(8).allSatisfy { $0 == 200 } && statuses.contains(429))
+            try await Task.sleep(for: .seconds(1))
+            #expect(try await Self.raw("GET", server.url + "/v1/health").status == 200)
+        }
+    }
+
+    @Test("Plain HTTP on a non-loopback address, a bad database URL or half a TLS pair: a message and a non-zero exit, at once")
+    func refusedArguments() throws {
+        let database = "postgres://kc@127.0.0.1:1/keyhaven"
+        let open = try TestSyncServer.runToExit(["--database-url", database, "--bind", "0.0.0.0:8787"])
+        #expect(open.status != 0 && open.output.contains("loopback"))
+        let remote = try TestSyncServer.runToExit(["--database-url", database, "--bind", "192.168.1.10:8787"])
+        #expect(remote.status != 0)
+        let wrongScheme = try TestSyncServer.runToExit(["--database-url", "mysql://kc@127.0.0.1/keyhaven", "--bind", "127.0.0.1:0"])
+        #expect(wrongScheme.status != 0 && wrongScheme.output.contains("postgres://"))
+        let half = try TestSyncServer.runToExit(["--database-url", database, "--bind", "127.0.0.1:0", "--tls-key", "/nonexistent"])
+        #expect(half.status != 0 && half.output.contains("go together"))
+        // A password in the URL is never printed.
+        let secret = try TestSyncServer.runToExit(["--database-url", "postgres://kc:hunter2-canary@127.0.0.1:1/", "--bind", "127.0.0.1:0"])
+        #expect(secret.status != 0 && !secret.output.contains("hunter2-canary"))
+    }
+
+    @Test("With a certificate and key the server speaks HTTPS on any address; the client checks the certificate")
+    func tls() async throws {
+        let folder = try TemporaryFolder.make(prefix: "keyhaven-tls")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (certificate, key) = (folder + "/server.pem", folder + "/server-key.pem")
+        #expect(try Shell.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                                                   "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "1",
+                                                   "-keyout", key, "-out", certificate]) == 0)
+        try await Self.withServer(arguments: ["--tls-certificate", certificate, "--tls-key", key]) { server, _ in
+            let https = "https://127.0.0.1:\(server.port)"
+            var trusting = TLSConfiguration.makeClientConfiguration()
+            trusting.trustRoots = .file(certificate)
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: trusting))
+            let trusted = try SyncClient(server: https, http: http)
+            #expect(await trusted.isHealthy())
+            // The system's roots do not know this certificate: no connection.
+            #expect(await !(try SyncClient(server: https, timeout: .seconds(3))).isHealthy())
+            try await http.shutdown()
+        }
+    }
+
+    @Test("The client takes https, or http to a loopback address, and nothing else")
+    func clientSchemes() throws {
+        for accepted in ["https://sync.example.com", "https://sync.example.com:8443/", "http://127.0.0.1:8787", "http://localhost:1", "http://[::1]:2"] {
+            #expect(throws: Never.self, "\(accepted)") { _ = try SyncClient(server: accepted) }
+        }
+        for refused in ["http://sync.example.com", "http://10.0.0.1:80", "ftp://127.0.0.1", "sync.example.com", "https://user@sync.example.com",
+                        "http://127.0.0.1.example.com"] {
+            #expect(throws: SyncClientError.self, "\(refused)") { _ = try SyncClient(server: refused) }
+        }
+    }
+
+    @Test("A server that is down: the client says it could not be reached")
+    func serverDown() async throws {
+        let client = try SyncClient(server: "http://127.0.0.1:\(try TestPostgres.freePort())", timeout: .seconds(5))
+        let error = await Self.refusal { _ = try await client.createAccount(TestAccount().genesis) }
+        #expect(error?.code == .unreachable)
+    }
+
+    @Test("The pairing relay: each side's messages in order, at most eight, slots of 32 bytes")
+    func pairingRelay() async throws {
+        try await Self.withServer { server, _ in
+            let client = try SyncClient(server: server.url)
+            let slot = (0..<32).map { _ in UInt8.random(in: 0...255) }
+            async let waiting = client.pairingMessages(slot: slot, side: 1, after: 0, wait: 20)
+            try await Task.sleep(for: .milliseconds(300))
+            try await client.postPairing(slot: slot, side: 1, message: [1, 2, 3])
+            #expect(try await waiting == [[1, 2, 3]])
+            for number in 2...8 { try await client.postPairing(slot: slot, side: 1, message: [UInt8(number)]) }
+            #expect(await Self.refusal { try await client.postPairing(slot: slot, side: 1, message: [9]) }?.status == 507)
+            #expect(try await client.pairingMessages(slot: slot, side: 1, after: 6, wait: 0) == [[7], [8]])
+            #expect(try await client.pairingMessages(slot: slot, side: 0, after: 0, wait: 0).isEmpty)
+            #expect(try await Self.raw("POST", server.url + "/v1/pairing/abcd/0", body: [1]).status == 400)
+            #expect(try await Self.raw("POST", server.url + "/v1/pairing/\(Hex.encode(slot))/2", body: [1]).status == 400)
+        }
+    }
+
+    @Test("Two servers on one database serve the same accounts; one killed, the other goes on")
+    func twoServers() async throws {
+        try await Self.withServer { first, postgres in
+            let second = try TestSyncServer(databaseURL: postgres.url)
+            defer { second.stop() }
+            let (a, b) = (try SyncClient(server: first.url), try SyncClient(server: second.url))
+            let test = TestAccount()
+            let head = try await a.createAccount(test.genesis)
+            let next = try await b.push(LogBatch(head: head, entries: [test.record("via b", after: head, counter: 2, by: test.creator)]))
+            #expect(try await a.pull(test.account, after: 0, as: test.creator).head == next)
+            first.stop(kill: true)
+            #expect(try await b.pull(test.account, after: 0, as: test.creator).entries.count == 2)
+        }
+    }
+}
