@@ -140,6 +140,21 @@ let linuxTargets: [Target] = [
         ],
         swiftSettings: strictSwift
     ),
+    // A device's sync engine on its keychain: rounds of pull, verify, merge, apply and push.
+    .target(
+        name: "KeyhavenSyncEngine",
+        dependencies: ["KeyhavenSync", "KeyhavenSyncProtocol", "KeychainStore", "KeychainModel",
+                       .product(name: "Crypto", package: "swift-crypto"),
+                       .product(name: "AsyncHTTPClient", package: "async-http-client")],
+        swiftSettings: strictSwift
+    ),
+    // The work of `keyhaven sync ...`, which keyhaven runs in its place (as keyhaven-pki).
+    .executableTarget(
+        name: "keyhaven-sync",
+        dependencies: ["KeyhavenCLI", "KeyhavenSyncEngine", "KeychainStore", "KeychainModel",
+                       .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        swiftSettings: strictSwift
+    ),
     .executableTarget(
         name: "keyhaven-sync-server",
         dependencies: ["KeyhavenSyncServer"],

@@ -17,8 +17,8 @@ package struct KeyhavenCommand: ParsableCommand {
             the command line is visible to every user of the machine (ps, /proc/PID/cmdline) and stays \
             in shell history. \
             The certificate and key subcommands (import, export, find-certificate, find-identity, \
-            delete-certificate, delete-identity, create-keypair) are done by keyhaven-pki, which must be \
-            installed beside keyhaven.
+            delete-certificate, delete-identity, create-keypair) are done by keyhaven-pki, and the sync \
+            subcommands by keyhaven-sync; both must be installed beside keyhaven.
             """,
         subcommands: [
             CreateKeychain.self, DeleteKeychain.self, ListKeychains.self, DefaultKeychain.self,
@@ -29,7 +29,7 @@ package struct KeyhavenCommand: ParsableCommand {
             FindPassword<InternetPasswordOptions>.self, DeletePassword<InternetPasswordOptions>.self, DumpKeychain.self,
             ImportItems.self, ExportItems.self, FindCertificate.self, FindIdentity.self, DeleteCertificate.self, DeleteIdentity.self,
             CreateKeyPair.self,
-            AgentCommand.self, LoginKeychainCommand.self,
+            AgentCommand.self, LoginKeychainCommand.self, SyncCommand.self,
         ]
     )
 

@@ -30,23 +30,24 @@ package enum PKIDispatch {
     /// The name of the executable that does the PKI subcommands' work.
     package static let executableName = "keyhaven-pki"
 
-    static func run(_ command: any PKICommand) throws {
+    /// Runs `command`'s work: here when a worker is registered, else in `executable` (beside this one).
+    static func run(_ command: any PKICommand, executable: String = executableName) throws {
         if let worker {
             try worker.run(command)
             return
         }
-        let path = siblingPath()
+        let path = siblingPath(executable)
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + originalArguments).map { strdup($0) } + [nil]
         execv(path, &argv)
         // Only reached when it could not be run.
-        printError("keyhaven: \(type(of: command)._commandName) needs \(executableName), "
+        printError("keyhaven: \(type(of: command)._commandName) needs \(executable), "
                    + "installed beside keyhaven (\(path)): \(String(cString: strerror(errno)))")
         for pointer in argv { free(pointer) }
         throw ExitCode(1)
     }
 
-    /// `keyhaven-pki` in the folder of the running `keyhaven`.
-    private static func siblingPath() -> String {
+    /// `executable` in the folder of the running `keyhaven`.
+    private static func siblingPath(_ executableName: String) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return executableName }

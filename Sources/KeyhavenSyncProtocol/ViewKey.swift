@@ -22,7 +22,7 @@ package struct ViewKey: Sendable {
         key = SymmetricKey(size: .bits256)
     }
 
-    init(epoch: UInt32, bytes: [UInt8]) throws(SyncError) {
+    package init(epoch: UInt32, bytes: [UInt8]) throws(SyncError) {
         guard bytes.count == 32 else { throw SyncError(.malformed, "a view key is 32 bytes") }
         self.epoch = epoch
         key = SymmetricKey(data: bytes)
@@ -43,7 +43,7 @@ package struct ViewKey: Sendable {
     }
 
     /// The raw key, for a key share or the device's encrypted storage; the caller zeroes it.
-    func withBytes<R>(_ body: ([UInt8]) throws -> R) rethrows -> R {
+    package func withBytes<R>(_ body: ([UInt8]) throws -> R) rethrows -> R {
         var bytes = key.withUnsafeBytes { Array($0) }
         defer { zeroize(&bytes) }
         return try body(bytes)

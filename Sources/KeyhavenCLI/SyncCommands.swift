@@ -1,0 +1,69 @@
+import ArgumentParser
+
+/// A `sync` subcommand. Its options live here, so `keyhaven` parses and documents it; its work
+/// (HTTP, the sync engine) lives in `keyhaven-sync`, installed beside `keyhaven`, which `keyhaven`
+/// runs in its place, as it runs `keyhaven-pki` for the certificate subcommands.
+package protocol SyncSubcommand: PKICommand {}
+
+extension SyncSubcommand {
+    package func run() throws { try PKIDispatch.run(self, executable: "keyhaven-sync") }
+}
+
+/// `keyhaven sync`: this keychain home's synchronizable items, end to end encrypted, on every
+/// machine of the user, through a keyhaven-sync-server.
+package struct SyncCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "sync", abstract: "Sync synchronizable items with your other machines, end to end encrypted.",
+        discussion: """
+            Items added with kSecAttrSynchronizable and an accessibility that may leave the machine \
+            (WhenUnlocked, AfterFirstUnlock, Always) sync through a keyhaven-sync-server, which sees \
+            ciphertext only. The server is https://HOST[:PORT], or http:// to a loopback address. \
+            Exit status: 0 when in step; otherwise the OSStatus's low byte and a message.
+            """,
+        subcommands: [SyncCreate.self, SyncNow.self, SyncStatus.self, SyncDevices.self, SyncLeave.self]
+    ).underKeyhaven
+
+    package init() {}
+}
+
+/// `keyhaven sync create --server URL [--name NAME]`.
+package struct SyncCreate: SyncSubcommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "create", abstract: "Create a sync account with this machine as its first device; print the recovery key once.",
+        discussion: "The recovery key is printed once, on a line \"Recovery key: KEY\". Keep it offline: with it, a machine that lost everything gets the items back.")
+    @Option(help: "The sync server: https://HOST[:PORT], or http:// to a loopback address.") package var server: String
+    @Option(help: "This device's name, as other devices list it (default: the host name).") package var name: String?
+    package init() {}
+}
+
+/// `keyhaven sync now`.
+package struct SyncNow: SyncSubcommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "now", abstract: "Push and pull until this machine and the server are in step.",
+        discussion: "Exit 0 when in step; non-zero with a message when the server cannot be reached or what it sent does not verify (nothing of it is applied).")
+    package init() {}
+}
+
+/// `keyhaven sync status [--json]`.
+package struct SyncStatus: SyncSubcommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show whether this machine syncs, with which server and account, and where it is in the log.")
+    @Flag(help: "One JSON object.") package var json = false
+    package init() {}
+}
+
+/// `keyhaven sync devices [--json]`.
+package struct SyncDevices: SyncSubcommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "devices", abstract: "List the account's devices: id, name, added by, last seen.",
+        discussion: "As the log verified here says (sync now first for the newest). --json: an array of objects with \"id\", \"name\", \"addedBy\", \"lastSeen\", \"active\", \"thisDevice\".")
+    @Flag(help: "A JSON array.") package var json = false
+    package init() {}
+}
+
+/// `keyhaven sync leave`.
+package struct SyncLeave: SyncSubcommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "leave", abstract: "Stop syncing here: forget the account and this device's sync keys; the items stay.")
+    package init() {}
+}

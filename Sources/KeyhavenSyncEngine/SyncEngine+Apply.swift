@@ -1,0 +1,111 @@
+import FoundationEssentials
+import KeychainModel
+import KeychainStore
+import KeyhavenSync
+import KeyhavenSyncProtocol
+
+extension SyncEngine {
+    /// Makes the keychain's synchronizable items what the merge says: adds the items it lacks,
+    /// rewrites those whose winning version differs, deletes those whose record was deleted, and
+    /// notes what was exchanged. Records in `pending` (versions of this device not pushed yet)
+    /// are left unnoted, so a failed push is tried again.
+    func reconcile(_ context: inout RoundContext, pending: Set<RecordID>, report: inout SyncReport) throws(SyncEngineError) {
+        let local = try localItems()
+        let target = context.merge.items
+        for (primaryKey, live) in target.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            let item: NewItem
+            do {
+                guard let decoded = try ItemPayload.decode(live.version.content).item else { continue }
+                item = decoded
+            } catch {
+                throw SyncEngineError(error)
+            }
+            let wanted = ItemPayload.digest(item)
+            var digest = local[primaryKey]?.digest
+            if digest != wanted {
+                do {
+                    if local[primaryKey] == nil {
+                        _ = try database.add(item, caller: Self.itemCaller)
+                        report.added += 1
+                    } else {
+                        var changes = ItemChanges()
+                        changes.attributes = item.attributes
+                        changes.secret = item.secret
+                        changes.accessControlFlags = item.accessControlFlags
+                        _ = try database.update(ItemPayload.query(for: item), with: changes, caller: Self.itemCaller)
+                        report.changed += 1
+                    }
+                    digest = try database.find(ItemPayload.query(for: item), caller: Self.itemCaller, withSecrets: true).first
+                        .map { ItemPayload.digest(ItemPayload.item($0)) }
+                } catch where error.code == .interactionNotAllowed {
+                    report.waiting += 1
+                    continue
+                } catch {
+                    throw SyncEngineError(error)
+                }
+            }
+            if !pending.contains(live.record), let digest {
+                context.state.synced[primaryKey] = SyncedItem(primaryKey: primaryKey, record: live.record, digest: digest)
+            }
+        }
+        for (primaryKey, synced) in context.state.synced where target[primaryKey] == nil && !pending.contains(synced.record) {
+            if let item = local[primaryKey]?.item {
+                do {
+                    _ = try database.delete(ItemPayload.query(for: item), caller: Self.itemCaller, makeTombstones: false)
+                    report.deleted += 1
+                } catch where error.code == .itemNotFound {
+                } catch {
+                    throw SyncEngineError(error)
+                }
+            }
+            context.state.synced[primaryKey] = nil
+        }
+    }
+
+    /// Pushes `pending` after the verified head; false when another device pushed first (pull,
+    /// then again). On success the entries are verified as any, kept, and the merge has them.
+    func push(_ pending: [PendingVersion], context: inout RoundContext, client: SyncClient, identity: DeviceIdentity,
+              cache: LogCache) async throws(SyncEngineError) -> Bool {
+        let epoch = context.log.epoch
+        guard let viewKey = context.state.viewKey(epoch: epoch) else {
+            throw SyncEngineError(.refused, "no view key for the account's epoch \(epoch)", refusal: .missingKeyShare)
+        }
+        var counter = max(context.state.counter, context.log.roster[context.state.device]?.lastCounter ?? 0)
+        var entries: [LogEntry] = []
+        var head = context.log.head
+        for version in pending {
+            counter += 1
+            var payload = version.payload
+            defer { zeroize(&payload) }
+            let sealed = SealedRecord.seal(payload, record: version.record, syncClass: version.syncClass, version: version.version,
+                                           isDeleted: version.item == nil, viewKey: viewKey, account: context.state.account)
+            let entry = LogEntry(.record(sealed), account: context.state.account, after: head, counter: counter, epoch: epoch, signedBy: identity)
+            entries.append(entry)
+            head = entry.head
+        }
+        var start = context.log.head
+        for chunk in stride(from: 0, to: entries.count, by: 500).map({ Array(entries[$0..<min($0 + 500, entries.count)]) }) {
+            do {
+                _ = try await client.push(LogBatch(head: start, entries: chunk))
+            } catch where error.isConflict {
+                return false
+            } catch {
+                throw SyncEngineError(error)
+            }
+            var next = context
+            do {
+                next.log = try context.log.verifying(chunk, serverHead: chunk.last!.head)
+                for entry in chunk { try absorb(entry, into: &next) }
+            } catch {
+                throw SyncEngineError(error)
+            }
+            next.entries += chunk
+            next.state.pinned = next.log.head
+            next.state.counter = chunk.last!.deviceCounter
+            try cache.save(next.entries, head: next.log.head)
+            context = next
+            start = context.log.head
+        }
+        return true
+    }
+}

@@ -1,0 +1,98 @@
+import FoundationEssentials
+import KeychainModel
+import KeychainStore
+import KeyhavenSync
+import KeyhavenSyncProtocol
+
+/// A version this device made of one of its items, not yet in the log.
+struct PendingVersion: Sendable {
+    let record: RecordID
+    let primaryKey: [UInt8]
+    let item: NewItem?
+    let syncClass: SyncClass
+    let version: UInt64
+
+    var payload: [UInt8] { ItemPayload.encode(primaryKey: primaryKey, item: item) }
+
+    func recordVersion(device: DeviceID) -> RecordVersion {
+        RecordVersion(record: record, version: version, device: device, isDeleted: item == nil, primaryKey: primaryKey, content: payload)
+    }
+}
+
+/// An item of this keychain, as sync sees it.
+struct LocalItem {
+    let item: NewItem
+    let digest: [UInt8]
+}
+
+extension SyncEngine {
+    /// The keychain's synchronizable items, by primary key.
+    func localItems() throws(SyncEngineError) -> [[UInt8]: LocalItem] {
+        var items: [[UInt8]: LocalItem] = [:]
+        for itemClass in ItemClass.allCases {
+            var query = ItemQuery(itemClass: itemClass)
+            query.criteria["sync"] = .number(1)
+            query.limit = nil
+            let stored: [StoredItem]
+            do {
+                stored = try database.find(query, caller: Self.itemCaller, withSecrets: true)
+            } catch where error.code == .itemNotFound {
+                continue
+            } catch {
+                throw SyncEngineError(error)
+            }
+            for found in stored {
+                let item = ItemPayload.item(found)
+                items[ItemPayload.primaryKey(item)] = LocalItem(item: item, digest: ItemPayload.digest(item))
+            }
+        }
+        return items
+    }
+
+    /// The versions this device owes the log: its items added or changed since they were last
+    /// exchanged, tombstones for those deleted here, and for records the merge found duplicated.
+    func localChanges(_ context: inout RoundContext) throws(SyncEngineError) -> [PendingVersion] {
+        let local = try localItems()
+        let now = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
+        var pending: [PendingVersion] = []
+        func version(_ item: NewItem?) -> UInt64 {
+            var milliseconds = now
+            if case .date(let changed)? = item?.attributes["mdat"] {
+                milliseconds = min(now, UInt64(max(0, changed.timeIntervalSince1970 * 1000)))
+            }
+            return context.clock.tick(milliseconds: milliseconds)
+        }
+        let live = context.merge.items
+        for (primaryKey, entry) in local.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            guard let syncClass = ItemPayload.syncClass(entry.item) else { continue }
+            let record: RecordID
+            if let synced = context.state.synced[primaryKey] {
+                guard synced.digest != entry.digest else { continue }
+                record = synced.record
+            } else if let existing = live[primaryKey] {
+                guard ItemPayload.digest(ofPayload: existing.version.content) != entry.digest else { continue }
+                record = existing.record
+            } else {
+                record = RecordID()
+            }
+            pending.append(PendingVersion(record: record, primaryKey: primaryKey, item: entry.item, syncClass: syncClass, version: version(entry.item)))
+        }
+        for (primaryKey, synced) in context.state.synced.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) })
+        where local[primaryKey] == nil && context.merge.records[synced.record]?.isDeleted == false {
+            pending.append(PendingVersion(record: synced.record, primaryKey: primaryKey, item: nil, syncClass: .c, version: version(nil)))
+        }
+        for record in context.merge.duplicateRecords {
+            guard let winner = context.merge.records[record], !pending.contains(where: { $0.record == record }) else { continue }
+            pending.append(PendingVersion(record: record, primaryKey: winner.primaryKey, item: nil, syncClass: .c, version: version(nil)))
+        }
+        context.state.clock = context.clock.last
+        return pending
+    }
+}
+
+extension ItemPayload {
+    /// The digest of the item a (live) record's payload carries.
+    static func digest(ofPayload payload: [UInt8]) -> [UInt8]? {
+        (try? decode(payload))?.item.map(digest)
+    }
+}

@@ -1,0 +1,144 @@
+import FoundationEssentials
+import KeychainModel
+import KeychainStore
+import KeyhavenSync
+import KeyhavenSyncProtocol
+
+/// What a round did.
+package struct SyncReport: Sendable, Hashable {
+    /// Entries pulled and verified, and entries pushed.
+    package var pulled = 0
+    package var pushed = 0
+    /// Items added, changed and deleted in this keychain.
+    package var added = 0
+    package var changed = 0
+    package var deleted = 0
+    /// Items that wait because their class is locked.
+    package var waiting = 0
+    /// The head the device and the server agree on.
+    package var head = LogHead.empty
+}
+
+/// One device's view while a round runs: the verified log, the merge over it, the local items.
+struct RoundContext {
+    var state: DeviceState
+    var log: LogState
+    var entries: [LogEntry]
+    var merge = MergeState()
+    var clock: HybridClock
+}
+
+extension SyncEngine {
+    /// `sync now`: takes in this keychain's changes as new versions, pulls and verifies what is
+    /// new, merges, makes the keychain what the merge says, and pushes the new versions; again
+    /// when another device pushed first (at most 20 times). What does not verify changes nothing.
+    package func syncNow() async throws(SyncEngineError) -> SyncReport {
+        guard let state = try states.load() else {
+            throw SyncEngineError(.notJoined, "this keychain home does not sync: `keyhaven sync create` or `sync join` first")
+        }
+        guard !state.isRemoved else { throw SyncEngineError(.removed, "this device was removed from its sync account; its items stay here") }
+        let client = try Self.client(state.server, http: http)
+        let identity = try state.identity()
+        let cache = LogCache(home: home, account: state.account)
+        var context = try loadContext(state, cache: cache)
+        var report = SyncReport()
+        // The edits made here, as versions dated now (or by the item's change date, if earlier).
+        var pending = try localChanges(&context)
+        for _ in 0..<20 {
+            report.pulled += try await pull(&context, client: client, identity: identity, cache: cache)
+            if context.state.isRemoved {
+                try states.save(context.state)
+                throw SyncEngineError(.removed, "this device was removed from its sync account; its items stay here")
+            }
+            for version in pending { context.merge.apply(version.recordVersion(device: context.state.device)) }
+            try reconcile(&context, pending: Set(pending.map(\.record)), report: &report)
+            try states.save(context.state)
+            if pending.isEmpty {
+                report.head = context.log.head
+                return report
+            }
+            if try await push(pending, context: &context, client: client, identity: identity, cache: cache) {
+                report.pushed += pending.count
+                try reconcile(&context, pending: [], report: &report)
+                try states.save(context.state)
+                // Duplicates the merge found (two devices created one item) are tombstoned next.
+                pending = try localChanges(&context)
+            }
+        }
+        throw SyncEngineError(.server, "the log kept moving during 20 rounds: sync again")
+    }
+
+    /// The verified log from the cache (or none, when it must be pulled again) and the merge over it.
+    func loadContext(_ state: DeviceState, cache: LogCache) throws(SyncEngineError) -> RoundContext {
+        let entries = cache.load(pinned: state.pinned)
+        var context = RoundContext(state: state, log: LogState(account: state.account), entries: [],
+                                   clock: HybridClock(last: state.clock))
+        do {
+            let log = try LogState(account: state.account).verifying(entries, serverHead: entries.last?.head ?? .empty)
+            context.log = log
+            context.entries = entries
+            for entry in entries { try absorb(entry, into: &context) }
+        } catch {
+            // A cache that does not verify is dropped: everything is pulled again.
+            context = RoundContext(state: state, log: LogState(account: state.account), entries: [], clock: HybridClock(last: state.clock))
+        }
+        return context
+    }
+
+    /// Takes in a verified entry: a record's version into the merge; this device's removal.
+    func absorb(_ entry: LogEntry, into context: inout RoundContext) throws(SyncError) {
+        switch entry.body {
+        case .record(let sealed):
+            guard let viewKey = context.state.viewKey(epoch: entry.keyEpoch) else {
+                throw SyncError(.missingKeyShare, "no view key for epoch \(entry.keyEpoch)")
+            }
+            var payload = try sealed.open(viewKey: viewKey, account: context.state.account)
+            defer { zeroize(&payload) }
+            let (primaryKey, _) = try ItemPayload.decode(payload)
+            context.clock.observe(sealed.version)
+            context.merge.apply(RecordVersion(record: sealed.record, version: sealed.version, device: entry.device, isDeleted: sealed.isDeleted,
+                                              primaryKey: primaryKey, content: payload))
+        case .removeDevice(let device) where device == context.state.device:
+            context.state.isRemoved = true
+        default:
+            break
+        }
+    }
+
+    /// Pulls what is new, verifies it all or nothing, keeps it; how many entries.
+    func pull(_ context: inout RoundContext, client: SyncClient, identity: DeviceIdentity, cache: LogCache) async throws(SyncEngineError) -> Int {
+        var count = 0
+        while true {
+            let batch: LogBatch
+            do {
+                batch = try await client.pull(context.state.account, after: context.log.head.sequence, as: identity)
+            } catch {
+                throw SyncEngineError(error)
+            }
+            let reaches = batch.entries.last?.head ?? batch.head
+            var next = context
+            do throws(SyncError) {
+                if batch.head.sequence < context.state.pinned.sequence {
+                    throw SyncError(.headRegression, "the server's head (\(batch.head.sequence)) is behind the pinned one (\(context.state.pinned.sequence))")
+                }
+                next.log = try context.log.verifying(batch.entries, serverHead: reaches)
+                // Pulling again from the start must pass through the pinned head.
+                let pinned = context.state.pinned
+                if pinned.sequence > context.log.head.sequence, pinned.sequence <= next.log.head.sequence,
+                   !batch.entries.contains(where: { $0.head == pinned }) {
+                    throw SyncError(.forkDetected, "the log the server sent does not pass through the pinned head \(pinned)")
+                }
+                for entry in batch.entries { try absorb(entry, into: &next) }
+            } catch {
+                throw SyncEngineError(error)
+            }
+            next.entries += batch.entries
+            if next.log.head.sequence > next.state.pinned.sequence { next.state.pinned = next.log.head }
+            next.state.clock = next.clock.last
+            if !batch.entries.isEmpty { try cache.save(next.entries, head: next.log.head) }
+            context = next
+            count += batch.entries.count
+            if batch.entries.isEmpty || context.log.head.sequence >= batch.head.sequence { return count }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import KeychainModel
+import KeychainStore
+import KeyhavenCLI
+import KeyhavenSyncEngine
+
+/// A sync subcommand's work (its options are `KeyhavenCLI`'s).
+protocol SyncWork {
+    func work() async throws
+}
+
+/// The engine on this home's default keychain, opened in this process.
+func engine() throws -> SyncEngine {
+    do {
+        let home = try KeychainHome.current()
+        try home.prepare()
+        return SyncEngine(database: try KeychainRegistry.shared.defaultKeychain(), home: home)
+    } catch {
+        printError("keyhaven: sync: the default keychain could not be opened: \(error.message)")
+        throw ExitCode(Int32(UInt8(truncatingIfNeeded: error.code.appleStatus)))
+    }
+}
+
+/// Runs `body`, turning an engine error into a message on standard error and the exit status
+/// (the OSStatus's low byte, as keyhaven's other subcommands).
+func reporting<T>(_ command: String, _ body: () async throws(SyncEngineError) -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch {
+        printError("keyhaven: sync \(command): \(error.message)")
+        throw ExitCode(Int32(UInt8(truncatingIfNeeded: error.exitStatus)))
+    }
+}
+
+/// Prints a value as JSON (sorted keys, one line).
+func printJSON(_ value: Any) {
+    let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    printLine(String(decoding: data, as: UTF8.self))
+}
+
+extension SyncCreate: SyncWork {
+    func work() async throws {
+        let name = self.name ?? ProcessInfo.processInfo.hostName
+        let engine = try engine()
+        let recovery = try await reporting("create") { () throws(SyncEngineError) in try await engine.create(server: server, name: name) }
+        let status = try engine.status()
+        printLine("Created a sync account on \(status?.server ?? server); this device is \(status?.device.hex ?? "?") (\(name)).")
+        printLine("Recovery key: \(recovery.text)")
+        printLine("Keep the recovery key offline. It is shown once; with it a machine that lost everything gets the items back.")
+    }
+}
+
+extension SyncNow: SyncWork {
+    func work() async throws {
+        let engine = try engine()
+        let report = try await reporting("now") { () throws(SyncEngineError) in try await engine.syncNow() }
+        printLine("In step at \(report.head.fingerprint): pulled \(report.pulled), pushed \(report.pushed) entries; "
+                  + "\(report.added) added, \(report.changed) changed, \(report.deleted) deleted here"
+                  + (report.waiting > 0 ? "; \(report.waiting) wait for an unlock" : "") + ".")
+    }
+}
+
+extension SyncStatus: SyncWork {
+    func work() async throws {
+        let engine = try engine()
+        guard let status = try await reporting("status", { () throws(SyncEngineError) in try engine.status() }) else {
+            if json { printJSON(["syncing": false]) } else { printLine("Not syncing: `keyhaven sync create --server URL` or `keyhaven sync join` to start.") }
+            return
+        }
+        if json {
+            printJSON(["syncing": !status.isRemoved, "removed": status.isRemoved, "server": status.server, "account": status.account.hex,
+                       "device": status.device.hex, "name": status.name, "head": status.head.fingerprint,
+                       "sequence": status.head.sequence, "items": status.items])
+            return
+        }
+        if status.isRemoved {
+            printLine("This device was removed from its sync account: it syncs no more; its items stay here.")
+        } else {
+            printLine("Syncing with \(status.server).")
+        }
+        printLine("Account: \(status.account.hex)")
+        printLine("This device: \(status.device.hex) (\(status.name))")
+        printLine("Verified head: \(status.head.fingerprint)")
+        printLine("Synced items: \(status.items)")
+    }
+}
+
+extension SyncDevices: SyncWork {
+    func work() async throws {
+        let engine = try engine()
+        let devices = try await reporting("devices") { () throws(SyncEngineError) in try engine.devices() }
+        if json {
+            printJSON(devices.map { device -> [String: Any] in
+                ["id": device.id.hex, "name": device.name, "addedBy": device.addedBy.hex, "addedAt": device.addedAt,
+                 "lastSeen": device.lastSeen, "active": device.isActive, "thisDevice": device.isThisDevice,
+                 "recoveryKey": device.isRecoveryKey]
+            })
+            return
+        }
+        for device in devices {
+            var notes: [String] = []
+            if device.isThisDevice { notes.append("this device") }
+            if device.isRecoveryKey { notes.append("recovery key") }
+            if !device.isActive { notes.append("removed") }
+            printLine("\(device.id.hex)  \(device.name)  added by \(device.addedBy.hex) at \(device.addedAt), last seen at \(device.lastSeen)"
+                      + (notes.isEmpty ? "" : "  (\(notes.joined(separator: ", ")))"))
+        }
+    }
+}
+
+extension SyncLeave: SyncWork {
+    func work() async throws {
+        let engine = try engine()
+        try await reporting("leave") { () throws(SyncEngineError) in try engine.leave() }
+        printLine("This machine no longer syncs; its items stay in the keychain.")
+    }
+}
