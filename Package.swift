@@ -107,7 +107,7 @@ let linuxTargets: [Target] = [
     // would build unchanged against Apple's Security framework.
     .target(
         name: "Keyhaven",
-        dependencies: ["KeychainServices"],
+        dependencies: ["KeychainServices", "KeychainModel"],
         swiftSettings: strictSwift
     ),
     // The agent protocol and its blocking client (no event loop: the command starts fast).
@@ -275,7 +275,8 @@ let linuxTargets: [Target] = [
     ),
     .testTarget(
         name: "KeyhavenSyncServerTests",
-        dependencies: ["KeyhavenSyncServer", "KeyhavenSyncProtocol", "KeyhavenSync", "KeychainTestSupport", "keyhaven-sync-server",
+        dependencies: ["KeyhavenSyncServer", "KeyhavenSyncProtocol", "KeyhavenSync", "KeychainTestSupport", "KeychainStore", "KeychainModel",
+                       "keyhaven-sync-server", "keyhaven", "keyhaven-sync",
                        .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
                        .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
         swiftSettings: strictSwift

@@ -1,4 +1,7 @@
 import Foundation
+#if os(Linux)
+import KeychainModel
+#endif
 import KeychainServices
 
 /// A query for generic passwords by service and account, with SAMKeychain's
@@ -35,10 +38,16 @@ public struct KeychainQuery: Sendable, Hashable {
         set { passwordData = newValue.map { Data($0.utf8) } }
     }
 
-    /// Whether synchronizable items reach the user's other machines: true only where this
-    /// keychain home takes part in sync. Keyhaven's sync is not built yet, so it is false:
-    /// synchronizable items are stored like the others and stay on this machine.
-    public static var isSynchronizationAvailable: Bool { false }
+    /// Whether synchronizable items reach the user's other machines: true only while this
+    /// keychain home takes part in sync (`keyhaven sync create` or `join`, until `sync leave` or
+    /// a removal); read anew on every call.
+    public static var isSynchronizationAvailable: Bool {
+        #if os(Linux)
+        SyncMembership.isMember()
+        #else
+        false
+        #endif
+    }
 
     /// Stores ``passwordData`` under the service and account, updating an existing item.
     /// Needs a service, an account and password data (`.invalidParameter` otherwise).

@@ -20,7 +20,7 @@ package struct SyncCommand: ParsableCommand {
             ciphertext only. The server is https://HOST[:PORT], or http:// to a loopback address. \
             Exit status: 0 when in step; otherwise the OSStatus's low byte and a message.
             """,
-        subcommands: [SyncCreate.self, SyncNow.self, SyncStatus.self, SyncDevices.self, SyncLeave.self]
+        subcommands: [SyncCreate.self, SyncInvite.self, SyncJoin.self, SyncNow.self, SyncStatus.self, SyncDevices.self, SyncLeave.self]
     ).underKeyhaven
 
     package init() {}
@@ -32,6 +32,28 @@ package struct SyncCreate: SyncSubcommand {
         commandName: "create", abstract: "Create a sync account with this machine as its first device; print the recovery key once.",
         discussion: "The recovery key is printed once, on a line \"Recovery key: KEY\". Keep it offline: with it, a machine that lost everything gets the items back.")
     @Option(help: "The sync server: https://HOST[:PORT], or http:// to a loopback address.") package var server: String
+    @Option(help: "This device's name, as other devices list it (default: the host name).") package var name: String?
+    package init() {}
+}
+
+/// `keyhaven sync invite [--timeout SECONDS]`.
+package struct SyncInvite: SyncSubcommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "invite", abstract: "Print a one-time pairing code, then wait for a new device to join with it and add it.",
+        discussion: "The code is the first line of standard output, alone, written at once (also to a pipe or a file). It carries 128 random bits: the server that relays the pairing can neither read it nor put its own device in the new one's place. Exit 0 once the device is added.")
+    @Option(help: "How long to wait for the new device, in seconds.") package var timeout: Int = 600
+    package func validate() throws {
+        guard timeout > 0 else { throw ValidationError("--timeout is a number of seconds above 0") }
+    }
+    package init() {}
+}
+
+/// `keyhaven sync join --server URL --code CODE [--name NAME]`.
+package struct SyncJoin: SyncSubcommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "join", abstract: "Join a sync account with the code `keyhaven sync invite` printed on a device already on it.")
+    @Option(help: "The sync server: https://HOST[:PORT], or http:// to a loopback address.") package var server: String
+    @Option(help: "The pairing code.") package var code: String
     @Option(help: "This device's name, as other devices list it (default: the host name).") package var name: String?
     package init() {}
 }

@@ -14,7 +14,17 @@ package struct SyncClient: Sendable {
     let http: HTTPClient
     let timeout: TimeAmount
 
-    package init(server: String, http: HTTPClient = .shared, timeout: TimeAmount = .seconds(60)) throws(SyncClientError) {
+    /// The client sync uses unless told otherwise: for the life of the process (never shut down),
+    /// and a connection that cannot be made fails the call at once (10 seconds at most) instead of
+    /// being retried until the call's deadline: `sync now` says so, and the next round tries again.
+    package static let defaultHTTP: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .seconds(10)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    package init(server: String, http: HTTPClient = SyncClient.defaultHTTP, timeout: TimeAmount = .seconds(60)) throws(SyncClientError) {
         var base = server
         while base.hasSuffix("/") { base.removeLast() }
         guard Self.isAcceptable(base) else {

@@ -29,10 +29,11 @@ package struct DeviceState: Sendable, WireCodable, CustomStringConvertible {
 
     package var description: String { "DeviceState(account \(account), device \(device))" }
 
-    init(server: String, account: AccountID, identity: DeviceIdentity, name: String, viewKey: ViewKey) {
+    init(server: String, account: AccountID, identity: DeviceIdentity, name: String, viewKey: ViewKey?) {
         (self.server, self.account, device, self.name) = (server, account, identity.id, name)
         (signingKey, agreementKey) = identity.withPrivateKeys { ($0, $1) }
-        viewKeys = [viewKey.epoch: viewKey.withBytes { $0 }]
+        viewKeys = [:]
+        if let viewKey { viewKeys[viewKey.epoch] = viewKey.withBytes { $0 } }
         (pinned, clock, counter, synced, isRemoved) = (.empty, 0, 0, [:], false)
     }
 

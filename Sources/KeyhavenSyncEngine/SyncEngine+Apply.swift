@@ -83,6 +83,13 @@ extension SyncEngine {
             entries.append(entry)
             head = entry.head
         }
+        return try await pushVerified(entries, context: &context, client: client, cache: cache)
+    }
+
+    /// Pushes `entries` (this device's, continuing the verified head) in pushes of at most 500;
+    /// false when another device pushed first. Each push, once taken, is verified as any pulled
+    /// entry, kept and taken into the merge.
+    func pushVerified(_ entries: [LogEntry], context: inout RoundContext, client: SyncClient, cache: LogCache) async throws(SyncEngineError) -> Bool {
         var start = context.log.head
         for chunk in stride(from: 0, to: entries.count, by: 500).map({ Array(entries[$0..<min($0 + 500, entries.count)]) }) {
             do {

@@ -37,7 +37,7 @@ extension SyncEngine {
     /// The account's devices, from the verified log kept here (`sync now` brings it up to date).
     package func devices() throws(SyncEngineError) -> [SyncDeviceInfo] {
         guard let state = try states.load() else { throw SyncEngineError(.notJoined, "this keychain home does not sync") }
-        let context = try loadContext(state, cache: LogCache(home: home, account: state.account))
+        let context = try loadContext(state, identity: try state.identity(), cache: LogCache(home: home, account: state.account))
         var lastSeen: [DeviceID: UInt64] = [:]
         var names: [DeviceID: (name: String, at: UInt64)] = [:]
         for entry in context.entries {

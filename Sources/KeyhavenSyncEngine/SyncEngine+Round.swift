@@ -21,11 +21,20 @@ package struct SyncReport: Sendable, Hashable {
 
 /// One device's view while a round runs: the verified log, the merge over it, the local items.
 struct RoundContext {
+    let identity: DeviceIdentity
     var state: DeviceState
     var log: LogState
     var entries: [LogEntry]
     var merge = MergeState()
     var clock: HybridClock
+    /// Record entries under an epoch whose view key this device does not hold yet (a joining
+    /// device reads the records before its own addition, which carries its key share).
+    var deferred: [LogEntry] = []
+
+    init(identity: DeviceIdentity, state: DeviceState) {
+        (self.identity, self.state) = (identity, state)
+        (log, entries, clock) = (LogState(account: state.account), [], HybridClock(last: state.clock))
+    }
 }
 
 extension SyncEngine {
@@ -40,7 +49,7 @@ extension SyncEngine {
         let client = try Self.client(state.server, http: http)
         let identity = try state.identity()
         let cache = LogCache(home: home, account: state.account)
-        var context = try loadContext(state, cache: cache)
+        var context = try loadContext(state, identity: identity, cache: cache)
         var report = SyncReport()
         // The edits made here, as versions dated now (or by the item's change date, if earlier).
         var pending = try localChanges(&context)
@@ -48,6 +57,7 @@ extension SyncEngine {
             report.pulled += try await pull(&context, client: client, identity: identity, cache: cache)
             if context.state.isRemoved {
                 try states.save(context.state)
+                SyncMembership.leave(home)
                 throw SyncEngineError(.removed, "this device was removed from its sync account; its items stay here")
             }
             for version in pending { context.merge.apply(version.recordVersion(device: context.state.device)) }
@@ -69,28 +79,29 @@ extension SyncEngine {
     }
 
     /// The verified log from the cache (or none, when it must be pulled again) and the merge over it.
-    func loadContext(_ state: DeviceState, cache: LogCache) throws(SyncEngineError) -> RoundContext {
+    func loadContext(_ state: DeviceState, identity: DeviceIdentity, cache: LogCache) throws(SyncEngineError) -> RoundContext {
         let entries = cache.load(pinned: state.pinned)
-        var context = RoundContext(state: state, log: LogState(account: state.account), entries: [],
-                                   clock: HybridClock(last: state.clock))
+        var context = RoundContext(identity: identity, state: state)
         do {
-            let log = try LogState(account: state.account).verifying(entries, serverHead: entries.last?.head ?? .empty)
-            context.log = log
+            context.log = try LogState(account: state.account).verifying(entries, serverHead: entries.last?.head ?? .empty)
             context.entries = entries
             for entry in entries { try absorb(entry, into: &context) }
+            try absorbDeferred(&context, final: true)
         } catch {
-            // A cache that does not verify is dropped: everything is pulled again.
-            context = RoundContext(state: state, log: LogState(account: state.account), entries: [], clock: HybridClock(last: state.clock))
+            // A cache that does not verify or open is dropped: everything is pulled again.
+            context = RoundContext(identity: identity, state: state)
         }
         return context
     }
 
-    /// Takes in a verified entry: a record's version into the merge; this device's removal.
+    /// Takes in a verified entry: a record's version into the merge, a key share for this
+    /// device, this device's removal.
     func absorb(_ entry: LogEntry, into context: inout RoundContext) throws(SyncError) {
         switch entry.body {
         case .record(let sealed):
             guard let viewKey = context.state.viewKey(epoch: entry.keyEpoch) else {
-                throw SyncError(.missingKeyShare, "no view key for epoch \(entry.keyEpoch)")
+                context.deferred.append(entry)
+                return
             }
             var payload = try sealed.open(viewKey: viewKey, account: context.state.account)
             defer { zeroize(&payload) }
@@ -98,10 +109,24 @@ extension SyncEngine {
             context.clock.observe(sealed.version)
             context.merge.apply(RecordVersion(record: sealed.record, version: sealed.version, device: entry.device, isDeleted: sealed.isDeleted,
                                               primaryKey: primaryKey, content: payload))
+        case .addDevice(let addition) where addition.device == context.state.device:
+            let viewKey = try addition.share.open(with: context.identity, account: context.state.account)
+            context.state.viewKeys[viewKey.epoch] = viewKey.withBytes { $0 }
         case .removeDevice(let device) where device == context.state.device:
             context.state.isRemoved = true
         default:
             break
+        }
+    }
+
+    /// Opens the deferred records whose key arrived since; with `final`, one still without a key
+    /// is a refusal (the log never shared that epoch with this device).
+    func absorbDeferred(_ context: inout RoundContext, final: Bool) throws(SyncError) {
+        let waiting = context.deferred
+        context.deferred = []
+        for entry in waiting { try absorb(entry, into: &context) }
+        if final, let first = context.deferred.first {
+            throw SyncError(.missingKeyShare, "no key share for epoch \(first.keyEpoch) reached this device")
         }
     }
 
@@ -129,6 +154,7 @@ extension SyncEngine {
                     throw SyncError(.forkDetected, "the log the server sent does not pass through the pinned head \(pinned)")
                 }
                 for entry in batch.entries { try absorb(entry, into: &next) }
+                try absorbDeferred(&next, final: next.log.head.sequence >= batch.head.sequence)
             } catch {
                 throw SyncEngineError(error)
             }

@@ -18,7 +18,7 @@ package final class SyncEngine: Sendable {
     let http: HTTPClient
     let states: DeviceStateStore
 
-    package init(database: KeychainDatabase, home: KeychainHome, http: HTTPClient = .shared) {
+    package init(database: KeychainDatabase, home: KeychainHome, http: HTTPClient = SyncClient.defaultHTTP) {
         (self.database, self.home, self.http) = (database, home, http)
         states = DeviceStateStore(database: database)
     }
@@ -52,6 +52,7 @@ package final class SyncEngine: Sendable {
         state.pinned = addRecovery.head
         try LogCache(home: home, account: account).save([genesis, addRecovery], head: addRecovery.head)
         try states.save(state)
+        try markMember(account)
         _ = try await syncNow()
         return recovery
     }
@@ -61,6 +62,16 @@ package final class SyncEngine: Sendable {
         guard let state = try states.load() else { throw SyncEngineError(.notJoined, "this keychain home does not sync") }
         LogCache(home: home, account: state.account).remove()
         try states.remove()
+        SyncMembership.leave(home)
+    }
+
+    /// Marks this home as taking part in sync (`isSynchronizationAvailable`).
+    func markMember(_ account: AccountID) throws(SyncEngineError) {
+        do {
+            try SyncMembership.join(home, account: account.hex)
+        } catch {
+            throw SyncEngineError(.keychain, "the sync marker could not be written: \(error.message)")
+        }
     }
 
     static func client(_ server: String, http: HTTPClient) throws(SyncEngineError) -> SyncClient {

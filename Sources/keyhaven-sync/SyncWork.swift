@@ -51,6 +51,34 @@ extension SyncCreate: SyncWork {
     }
 }
 
+extension SyncInvite: SyncWork {
+    func work() async throws {
+        let engine = try engine()
+        guard try await reporting("invite", { () throws(SyncEngineError) in try engine.status() }) != nil else {
+            printError("keyhaven: sync invite: this keychain home does not sync: `keyhaven sync create` or `sync join` first")
+            throw ExitCode(Int32(UInt8(truncatingIfNeeded: Int32(-25300))))
+        }
+        let code = PairingCode()
+        // First, alone and at once: scripts read it from a pipe while this waits.
+        printLine(code.text)
+        let joined = try await reporting("invite") { () throws(SyncEngineError) in try await engine.invite(code: code, timeout: timeout) }
+        printLine("Added \(joined.name) (\(joined.device.hex)).")
+    }
+}
+
+extension SyncJoin: SyncWork {
+    func work() async throws {
+        guard let pairing = PairingCode(text: code) else {
+            printError("keyhaven: sync join: that is not a pairing code (26 letters and digits, as `keyhaven sync invite` prints it)")
+            throw ExitCode(Int32(UInt8(truncatingIfNeeded: Int32(-50))))
+        }
+        let name = self.name ?? ProcessInfo.processInfo.hostName
+        let engine = try engine()
+        let report = try await reporting("join") { () throws(SyncEngineError) in try await engine.join(server: server, code: pairing, name: name) }
+        printLine("Joined; in step at \(report.head.fingerprint): \(report.added) items added here, \(report.pushed) pushed.")
+    }
+}
+
 extension SyncNow: SyncWork {
     func work() async throws {
         let engine = try engine()

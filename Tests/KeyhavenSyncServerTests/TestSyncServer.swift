@@ -17,10 +17,10 @@ final class TestSyncServer: Sendable {
     var url: String { "http://127.0.0.1:\(port)" }
     var output: String { printed.text.withLock { $0 } }
 
-    init(databaseURL: String, arguments: [String] = []) throws {
+    init(databaseURL: String, port requested: Int = 0, arguments: [String] = []) throws {
         let process = Process(), pipe = Pipe(), printed = Printed()
         process.executableURL = Self.executable
-        process.arguments = ["--database-url", databaseURL, "--bind", "127.0.0.1:0", "--log-level", "debug"] + arguments
+        process.arguments = ["--database-url", databaseURL, "--bind", "127.0.0.1:\(requested)", "--log-level", "debug"] + arguments
         process.standardOutput = pipe
         process.standardError = pipe
         pipe.fileHandleForReading.readabilityHandler = { handle in

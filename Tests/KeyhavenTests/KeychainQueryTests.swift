@@ -62,7 +62,7 @@ struct KeychainQueryTests {
         read.synchronizationMode = .yes
         try read.fetch()
         #expect(read.password == "synced")
-        // Stored, but nothing syncs yet: no keychain home takes part in sync.
+        // Stored, but this keychain home takes no part in sync (SyncDeviceTests covers one that does).
         #expect(!KeychainQuery.isSynchronizationAvailable)
     }
 

@@ -1,0 +1,100 @@
+import Crypto
+import FoundationEssentials
+import KeychainModel
+import KeyhavenSyncProtocol
+
+/// The one-time code `sync invite` prints and `sync join` takes: 128 random bits (26 base32
+/// letters and digits in groups of four). The server relays the two devices' messages under a
+/// slot derived from it and never sees it; both messages carry an HMAC keyed from it, so the
+/// server can neither put its own device in the joiner's place nor hand the joiner a forged
+/// account. It is never a short code stretched into a key (the server could try them all).
+package struct PairingCode: Sendable {
+    private let secret: SymmetricKey
+
+    package init() { secret = SymmetricKey(size: .bits128) }
+
+    package init?(text: String) {
+        guard var bytes = Base32.decode(text, count: 16) else { return nil }
+        defer { zeroize(&bytes) }
+        secret = SymmetricKey(data: bytes)
+    }
+
+    package var text: String {
+        var bytes = secret.withUnsafeBytes { Array($0) }
+        defer { zeroize(&bytes) }
+        return Base32.encode(bytes)
+    }
+
+    /// The relay slot: 32 bytes the server sees, from which the code cannot be found.
+    var slot: [UInt8] { derive("slot").withUnsafeBytes { Array($0) } }
+
+    private var macKey: SymmetricKey { derive("mac") }
+
+    private func derive(_ label: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, salt: Array("keyhaven sync pairing v1".utf8), info: Array(label.utf8), outputByteCount: 32)
+    }
+
+    /// `body` with its MAC (domain `label`, and what it answers, if anything) after it.
+    func seal(_ body: [UInt8], label: String, answering: [UInt8] = []) -> [UInt8] {
+        body + Array(HMAC<SHA256>.authenticationCode(for: Self.macInput(body, label: label, answering: answering), using: macKey))
+    }
+
+    /// The body of a message whose MAC verifies; nil for anything else.
+    func open(_ message: [UInt8], label: String, answering: [UInt8] = []) -> [UInt8]? {
+        guard message.count > 32 else { return nil }
+        let body = Array(message.dropLast(32)), mac = Array(message.suffix(32))
+        guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Self.macInput(body, label: label, answering: answering),
+                                                     using: macKey) else { return nil }
+        return body
+    }
+
+    private static func macInput(_ body: [UInt8], label: String, answering: [UInt8]) -> [UInt8] {
+        var writer = ByteWriter()
+        Data(label.utf8).write(to: &writer)
+        Data(SHA256.hash(data: answering)).write(to: &writer)
+        Data(body).write(to: &writer)
+        return writer.bytes
+    }
+}
+
+/// The joining device's request: its id, public keys and name.
+struct JoinRequest: WireCodable {
+    let device: DeviceID
+    let keys: DevicePublicKeys
+    let name: String
+
+    init(device: DeviceID, keys: DevicePublicKeys, name: String) {
+        (self.device, self.keys, self.name) = (device, keys, name)
+    }
+
+    func write(to writer: inout ByteWriter) {
+        device.write(to: &writer)
+        keys.write(to: &writer)
+        name.write(to: &writer)
+    }
+
+    init(from reader: inout ByteReader) throws(StoreError) {
+        device = try DeviceID(from: &reader)
+        keys = try DevicePublicKeys(from: &reader)
+        name = try String(from: &reader)
+        guard name.utf8.count <= 256 else { throw StoreError(.decode, "a device name over 256 bytes") }
+    }
+}
+
+/// The inviting device's answer: the account and the head at which it added the joiner.
+struct JoinAnswer: WireCodable {
+    let account: AccountID
+    let head: LogHead
+
+    init(account: AccountID, head: LogHead) { (self.account, self.head) = (account, head) }
+
+    func write(to writer: inout ByteWriter) {
+        account.write(to: &writer)
+        head.write(to: &writer)
+    }
+
+    init(from reader: inout ByteReader) throws(StoreError) {
+        account = try AccountID(from: &reader)
+        head = try LogHead(from: &reader)
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import KeychainModel
+import KeychainTestSupport
+import Testing
+
+/// Devices syncing through a real server on a real PostgreSQL cluster, each a keychain home of its
+/// own driven by the `keyhaven sync` command as a user would.
+@Suite(.serialized, .enabled(if: TestPostgres.isAvailable, "needs PostgreSQL's server binaries (scripts/bootstrap installs them)"))
+struct SyncDeviceTests {
+    /// A cluster, a server and devices for `body`.
+    static func withDevices(_ names: [String], _ body: (TestSyncServer, TestPostgres, [TestDevice]) async throws -> Void) async throws {
+        let postgres = try TestPostgres()
+        defer { postgres.stop() }
+        let server = try TestSyncServer(databaseURL: postgres.url)
+        defer { server.stop() }
+        try await body(server, postgres, try names.map(TestDevice.init))
+    }
+
+    /// `first` creates the account; each of `others` joins it through `invite` and `join`.
+    static func pair(_ first: TestDevice, _ others: [TestDevice], server: TestSyncServer) throws {
+        let created = try first.keyhaven("sync", "create", "--server", server.url, "--name", first.name)
+        #expect(created.status == 0, "\(created.error)")
+        #expect(created.output.split(separator: "\n").contains { $0.hasPrefix("Recovery key: ") && $0.count == "Recovery key: ".count + 64 })
+        for other in others {
+            let (invite, output) = try first.start("sync", "invite", "--timeout", "60")
+            let code = try Self.firstLine(output)
+            let joined = try other.keyhaven("sync", "join", "--server", server.url, "--code", code, "--name", other.name)
+            #expect(joined.status == 0, "\(joined.error)")
+            invite.waitUntilExit()
+            #expect(invite.terminationStatus == 0)
+        }
+    }
+
+    /// The first line a process writes, read as it comes (the invite goes on waiting after it).
+    static func firstLine(_ handle: FileHandle) throws -> String {
+        var bytes: [UInt8] = []
+        while true {
+            let chunk = try handle.read(upToCount: 1) ?? Data()
+            guard let byte = chunk.first else { break }
+            if byte == UInt8(ascii: "\n") { break }
+            bytes.append(byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func syncNow(_ device: TestDevice) throws {
+        let result = try device.keyhaven("sync", "now")
+        #expect(result.status == 0, "\(device.name): \(result.error)")
+    }
+
+    @Test("create, invite and join; adds, changes and deletes reach the other device; local items stay local")
+    func twoDevices() async throws {
+        try await Self.withDevices(["laptop", "desktop"]) { server, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try a.set("alice", "secret-1")
+            try a.set("bob", "secret-2")
+            try a.set("local", "stays here", synchronizable: false)
+            try a.set("device-only", "stays here too", synchronizable: false, accessibility: "aku")
+            #expect(try a.keyhaven("sync", "status", "--json").output.contains("\"syncing\":false"))
+            try Self.pair(a, [b], server: server)
+            #expect(try b.items() == ["alice": "secret-1", "bob": "secret-2"])
+            #expect(try b.items(synchronizable: false).isEmpty)
+            // Both ways: an add and a change on b, a delete on a.
+            try b.set("carol", "secret-3")
+            try b.set("alice", "secret-1b")
+            try Self.syncNow(b)
+            try Self.syncNow(a)
+            #expect(try a.items() == ["alice": "secret-1b", "bob": "secret-2", "carol": "secret-3"])
+            try a.remove("bob")
+            try Self.syncNow(a)
+            try Self.syncNow(b)
+            #expect(try b.items() == ["alice": "secret-1b", "carol": "secret-3"])
+            #expect(try a.items(synchronizable: false) == ["local": "stays here", "device-only": "stays here too"])
+            // The contracts: devices as JSON with ids and names; status as one object.
+            let listed = try JSONSerialization.jsonObject(with: Data(try a.keyhaven("sync", "devices", "--json").output.utf8)) as? [[String: Any]]
+            let names = Set((listed ?? []).compactMap { $0["name"] as? String })
+            #expect(names.isSuperset(of: ["laptop", "desktop"]))
+            #expect((listed ?? []).allSatisfy { ($0["id"] as? String)?.count == 32 })
+            let status = try JSONSerialization.jsonObject(with: Data(try b.keyhaven("sync", "status", "--json").output.utf8)) as? [String: Any]
+            #expect(status?["syncing"] as? Bool == true && status?["name"] as? String == "desktop")
+            // Leaving: no longer syncing; the items stay.
+            #expect(try b.keyhaven("sync", "leave").status == 0)
+            #expect(try b.keyhaven("sync", "status", "--json").output.contains("\"syncing\":false"))
+            #expect(!SyncMembership.isMember(KeychainHome(path: b.home)))
+            #expect(try b.items() == ["alice": "secret-1b", "carol": "secret-3"])
+            #expect(try b.keyhaven("sync", "now").status != 0)
+        }
+    }
+
+    @Test("Three devices editing the same items offline, synced in random orders, end with the same items")
+    func threeDevicesConverge() async throws {
+        try await Self.withDevices(["one", "two", "three"]) { server, _, devices in
+            try Self.pair(devices[0], Array(devices.dropFirst()), server: server)
+            var generator = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
+            let seed = generator.seed
+            for round in 0..<3 {
+                // Each device edits offline: adds, changes and deletes among the same six accounts.
+                for device in devices {
+                    for _ in 0..<4 {
+                        let account = "item-\(Int.random(in: 0..<6, using: &generator))"
+                        if Int.random(in: 0..<4, using: &generator) == 0 {
+                            try? device.remove(account)
+                        } else {
+                            try device.set(account, "\(device.name)-\(round)-\(Int.random(in: 0..<1000, using: &generator))")
+                        }
+                    }
+                }
+                for device in devices.shuffled(using: &generator) { try Self.syncNow(device) }
+            }
+            // One more pass brings everyone to the last head.
+            for device in devices { try Self.syncNow(device) }
+            let contents = try devices.map { try $0.items() }
+            #expect(contents[0] == contents[1] && contents[1] == contents[2], "seed \(seed): \(contents)")
+        }
+    }
+
+    @Test("The database and the server's logs hold none of 64 canaries placed in attributes and secrets (raw, hex, base64)")
+    func noCanaryReachesTheServer() async throws {
+        try await Self.withDevices(["canary"]) { server, postgres, devices in
+            let device = devices[0]
+            let canaries = (0..<64).map { _ in "canary-\(UUID().uuidString)" }
+            for index in stride(from: 0, to: canaries.count, by: 4) {
+                try device.set(canaries[index], canaries[index + 1], service: canaries[index + 2],
+                               extra: ["labl": .string(canaries[index + 3]), "desc": .string(canaries[index + 3]), "gena": .data(Data(canaries[index].utf8))])
+            }
+            try Self.pair(device, [], server: server)
+            try Self.syncNow(device)
+            let status = try JSONSerialization.jsonObject(with: Data(try device.keyhaven("sync", "status", "--json").output.utf8)) as? [String: Any]
+            #expect(status?["items"] as? Int == 16)
+            let dump = postgres.folder + "/dump.sql"
+            let binaries = try #require(TestPostgres.binaries)
+            let command = "'\(binaries)/pg_dump' -h 127.0.0.1 -p \(postgres.port) -U \(postgres.user) \(postgres.database) > '\(dump)'"
+            #expect(try Shell.run("/bin/sh", ["-c", getuid() == 0 ? "runuser -u postgres -- sh -c \"\(command)\"" : command]) == 0)
+            let text = try String(contentsOfFile: dump, encoding: .utf8) + server.output
+            for canary in canaries {
+                for form in [canary, Data(canary.utf8).map { String(format: "%02x", $0) }.joined(), Data(canary.utf8).base64EncodedString()] {
+                    #expect(!text.contains(String(form.prefix(24))))
+                }
+            }
+        }
+    }
+
+    @Test("With the server down, sync now fails at once with a message; once it is back, the next sync now succeeds")
+    func serverDown() async throws {
+        let postgres = try TestPostgres()
+        defer { postgres.stop() }
+        let port = try TestPostgres.freePort()
+        var server: TestSyncServer? = try TestSyncServer(databaseURL: postgres.url, port: port)
+        let device = try TestDevice("offline")
+        try Self.pair(device, [], server: server!)
+        try device.set("kept", "while offline")
+        server?.stop()
+        server = nil
+        let failed = try device.keyhaven("sync", "now")
+        #expect(failed.status != 0 && failed.error.contains("could not be reached"))
+        #expect(try device.items() == ["kept": "while offline"])
+        server = try TestSyncServer(databaseURL: postgres.url, port: port)
+        try Self.syncNow(device)
+        #expect(try device.keyhaven("sync", "status", "--json").output.contains("\"items\":1"))
+        server?.stop()
+    }
+
+    @Test("invite gives up after its timeout with a message; join refuses a malformed code")
+    func pairingFailures() async throws {
+        try await Self.withDevices(["inviter", "joiner"]) { server, _, devices in
+            #expect(try devices[0].keyhaven("sync", "invite", "--timeout", "1").status != 0)
+            try Self.pair(devices[0], [], server: server)
+            let timedOut = try devices[0].keyhaven("sync", "invite", "--timeout", "2")
+            #expect(timedOut.status != 0 && timedOut.error.contains("within 2 seconds"))
+            #expect(timedOut.output.split(separator: "\n").first?.count == 32)
+            let bad = try devices[1].keyhaven("sync", "join", "--server", server.url, "--code", "not-a-code")
+            #expect(bad.status != 0 && bad.error.contains("not a pairing code"))
+        }
+    }
+}
+
+/// SplitMix64, seeded: a schedule that a failure message can name.
+struct SeededGenerator: RandomNumberGenerator {
+    let seed: UInt64
+    private var state: UInt64
+
+    init(seed: UInt64) { (self.seed, state) = (seed, seed) }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import KeychainModel
+import KeychainStore
+import KeychainTestSupport
+
+/// A device for the sync tests: a keychain home and runtime folder of its own, its default
+/// keychain opened in the test (to add, change and read items), and `keyhaven` run as a process
+/// with that home (to sync). The agent is off: the sync subcommands open the keychain themselves.
+final class TestDevice: @unchecked Sendable {
+    let name: String
+    let home: String
+    let runtime: String
+    let database: KeychainDatabase
+
+    static var binaries: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    }
+
+    init(_ name: String) throws {
+        self.name = name
+        home = try TemporaryFolder.make(prefix: "keyhaven-device-\(name)")
+        runtime = try TemporaryFolder.make(prefix: "keyhaven-device-run")
+        let keychainHome = KeychainHome(path: home)
+        try keychainHome.prepare()
+        database = try KeychainRegistry().database(at: keychainHome.defaultKeychainPath, home: keychainHome, create: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: home)
+        try? FileManager.default.removeItem(atPath: runtime)
+    }
+
+    var environment: [String: String] {
+        ["KEYHAVEN_HOME": home, "XDG_RUNTIME_DIR": runtime, "KEYHAVEN_AGENT": "off", "PATH": "/usr/bin:/bin", "HOME": home]
+    }
+
+    /// Runs `keyhaven ARGUMENTS` for this device to its end.
+    @discardableResult
+    func keyhaven(_ arguments: String...) throws -> (status: Int32, output: String, error: String) {
+        let process = Process(), output = Pipe(), error = Pipe()
+        process.executableURL = Self.binaries.appendingPathComponent("keyhaven")
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile(), err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    /// Starts `keyhaven ARGUMENTS` and returns at once, with its standard output's reader.
+    func start(_ arguments: String...) throws -> (process: Process, output: FileHandle) {
+        let process = Process(), output = Pipe()
+        process.executableURL = Self.binaries.appendingPathComponent("keyhaven")
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, output.fileHandleForReading)
+    }
+
+    /// Adds (or changes) a generic password; synchronizable unless told otherwise.
+    func set(_ account: String, _ secret: String, service: String = "sync-test", synchronizable: Bool = true,
+             accessibility: String = "ak", extra: [String: AttributeValue] = [:]) throws {
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.criteria = ["acct": .string(account), "svce": .string(service), "sync": .number(synchronizable ? 1 : 0)]
+        query.limit = nil
+        if (try? database.find(query, caller: Self.caller, withSecrets: false)) != nil {
+            var changes = ItemChanges()
+            changes.secret = Data(secret.utf8)
+            changes.attributes = extra
+            _ = try database.update(query, with: changes, caller: Self.caller)
+        } else {
+            var attributes = query.criteria.merging(extra) { $1 }
+            attributes["pdmn"] = .string(accessibility)
+            attributes["agrp"] = .string("test.group")
+            _ = try database.add(NewItem(itemClass: .genericPassword, attributes: attributes, secret: Data(secret.utf8)), caller: Self.caller)
+        }
+    }
+
+    func remove(_ account: String, service: String = "sync-test") throws {
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.criteria = ["acct": .string(account), "svce": .string(service), "sync": .number(1)]
+        _ = try database.delete(query, caller: Self.caller, makeTombstones: false)
+    }
+
+    /// The synchronizable generic passwords: account → secret.
+    func items(synchronizable: Bool = true) throws -> [String: String] {
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.criteria = ["sync": .number(synchronizable ? 1 : 0)]
+        query.limit = nil
+        guard (try? database.find(query, caller: Self.caller, withSecrets: false)) != nil else { return [:] }
+        let found = try database.find(query, caller: Self.caller, withSecrets: true)
+        var items: [String: String] = [:]
+        for item in found where item.attributes["svce"] != .string("com.keyhaven.sync") {
+            guard case .string(let account)? = item.attributes["acct"] else { continue }
+            items[account] = item.secret.map { String(decoding: $0, as: UTF8.self) }
+        }
+        return items
+    }
+
+    static let caller = Caller(accessGroups: ["test.group"])
+}
