@@ -1,3 +1,26 @@
+import Crypto
+import KeychainModel
+
+/// A random secret shown to people as base32 (recovery keys, pairing codes): made, read back
+/// from its text, written as text; zeroed copies only.
+struct Base32Secret: Sendable {
+    let key: SymmetricKey
+
+    init(byteCount: Int) { key = SymmetricKey(size: SymmetricKeySize(bitCount: byteCount * 8)) }
+
+    init?(text: String, byteCount: Int) {
+        guard var bytes = Base32.decode(text, count: byteCount) else { return nil }
+        defer { zeroize(&bytes) }
+        key = SymmetricKey(data: bytes)
+    }
+
+    var text: String {
+        var bytes = key.withUnsafeBytes { Array($0) }
+        defer { zeroize(&bytes) }
+        return Base32.encode(bytes)
+    }
+}
+
 /// RFC 4648 base32 (A-Z, 2-7), in groups of four joined by dashes: how recovery keys and pairing
 /// codes are shown. Reading ignores dashes and spaces and takes either case.
 enum Base32 {

@@ -9,38 +9,33 @@ import KeyhavenSyncProtocol
 /// server can neither put its own device in the joiner's place nor hand the joiner a forged
 /// account. It is never a short code stretched into a key (the server could try them all).
 package struct PairingCode: Sendable {
-    private let secret: SymmetricKey
+    private let secret: Base32Secret
 
-    package init() { secret = SymmetricKey(size: .bits128) }
+    package init() { secret = Base32Secret(byteCount: 16) }
 
     package init?(text: String) {
-        guard var bytes = Base32.decode(text, count: 16) else { return nil }
-        defer { zeroize(&bytes) }
-        secret = SymmetricKey(data: bytes)
+        guard let secret = Base32Secret(text: text, byteCount: 16) else { return nil }
+        self.secret = secret
     }
 
-    package var text: String {
-        var bytes = secret.withUnsafeBytes { Array($0) }
-        defer { zeroize(&bytes) }
-        return Base32.encode(bytes)
-    }
+    package var text: String { secret.text }
 
     /// The relay slot: 32 bytes the server sees, from which the code cannot be found.
-    var slot: [UInt8] { derive("slot").withUnsafeBytes { Array($0) } }
+    package var slot: [UInt8] { derive("slot").withUnsafeBytes { Array($0) } }
 
     private var macKey: SymmetricKey { derive("mac") }
 
     private func derive(_ label: String) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, salt: Array("keyhaven sync pairing v1".utf8), info: Array(label.utf8), outputByteCount: 32)
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: secret.key, salt: Array("keyhaven sync pairing v1".utf8), info: Array(label.utf8), outputByteCount: 32)
     }
 
     /// `body` with its MAC (domain `label`, and what it answers, if anything) after it.
-    func seal(_ body: [UInt8], label: String, answering: [UInt8] = []) -> [UInt8] {
+    package func seal(_ body: [UInt8], label: String, answering: [UInt8] = []) -> [UInt8] {
         body + Array(HMAC<SHA256>.authenticationCode(for: Self.macInput(body, label: label, answering: answering), using: macKey))
     }
 
     /// The body of a message whose MAC verifies; nil for anything else.
-    func open(_ message: [UInt8], label: String, answering: [UInt8] = []) -> [UInt8]? {
+    package func open(_ message: [UInt8], label: String, answering: [UInt8] = []) -> [UInt8]? {
         guard message.count > 32 else { return nil }
         let body = Array(message.dropLast(32)), mac = Array(message.suffix(32))
         guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Self.macInput(body, label: label, answering: answering),

@@ -8,28 +8,23 @@ import KeyhavenSyncProtocol
 /// roster and receives key shares like any device, so a machine that lost everything can join
 /// with it; the server never sees it.
 package struct RecoveryKey: Sendable {
-    private let secret: SymmetricKey
+    private let secret: Base32Secret
 
-    package init() { secret = SymmetricKey(size: .bits256) }
+    package init() { secret = Base32Secret(byteCount: 32) }
 
     /// From its text: the groups with or without dashes or spaces, in any case.
     package init?(text: String) {
-        guard var bytes = Base32.decode(text, count: 32) else { return nil }
-        defer { zeroize(&bytes) }
-        secret = SymmetricKey(data: bytes)
+        guard let secret = Base32Secret(text: text, byteCount: 32) else { return nil }
+        self.secret = secret
     }
 
     /// The key's text (52 letters and digits), shown once.
-    package var text: String {
-        var bytes = secret.withUnsafeBytes { Array($0) }
-        defer { zeroize(&bytes) }
-        return Base32.encode(bytes)
-    }
+    package var text: String { secret.text }
 
     /// The recovery pseudo-device: its id and keys, the same every time for this key.
     package func identity() -> DeviceIdentity {
         func derive(_ label: String, _ count: Int) -> [UInt8] {
-            HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, salt: Array("keyhaven sync recovery v1".utf8), info: Array(label.utf8),
+            HKDF<SHA256>.deriveKey(inputKeyMaterial: secret.key, salt: Array("keyhaven sync recovery v1".utf8), info: Array(label.utf8),
                                    outputByteCount: count).withUnsafeBytes { Array($0) }
         }
         var signing = derive("signing key", 32), agreement = derive("agreement key", 32)

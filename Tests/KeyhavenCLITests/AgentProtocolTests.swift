@@ -1,6 +1,7 @@
 import Foundation
 import KeychainModel
 import KeyhavenAgentClient
+import KeychainTestSupport
 import Testing
 
 /// The agent protocol's binary encoding: every request and response survives a round trip, and
@@ -172,18 +173,5 @@ struct AgentProtocolTests {
         }
         // Some mutations land in text or data and still decode; most do not.
         #expect(decoded > 0 && decoded < 100_000)
-    }
-}
-
-/// A deterministic generator (SplitMix64), so a failing mutation can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
