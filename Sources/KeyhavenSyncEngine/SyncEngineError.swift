@@ -39,9 +39,11 @@ package struct SyncEngineError: Error, Sendable, CustomStringConvertible {
     package let message: String
     /// The protocol's named refusal, for ``Code/refused``.
     package let refusal: SyncError.Code?
+    /// The keychain's OSStatus, for ``Code/keychain``.
+    package let keychainStatus: Int32?
 
-    package init(_ code: Code, _ message: String, refusal: SyncError.Code? = nil) {
-        (self.code, self.message, self.refusal) = (code, message, refusal)
+    package init(_ code: Code, _ message: String, refusal: SyncError.Code? = nil, keychainStatus: Int32? = nil) {
+        (self.code, self.message, self.refusal, self.keychainStatus) = (code, message, refusal, keychainStatus)
     }
 
     init(_ error: SyncError) {
@@ -56,7 +58,7 @@ package struct SyncEngineError: Error, Sendable, CustomStringConvertible {
         if error.code == .interactionNotAllowed {
             self.init(.locked, "the keychain is locked: unlock it (keyhaven unlock-keychain), then sync again")
         } else {
-            self.init(.keychain, "the keychain refused: \(error.message) (\(error.code))")
+            self.init(.keychain, "the keychain refused: \(error.message) (\(error.code))", keychainStatus: error.code.appleStatus)
         }
     }
 
@@ -70,6 +72,7 @@ package struct SyncEngineError: Error, Sendable, CustomStringConvertible {
         case .refused: return -26275     // errSecDecode
         case .removed: return -25293     // errSecAuthFailed
         case .pairing: return -25293
+        case .keychain: return keychainStatus ?? -36
         default: return -36              // errSecIO
         }
     }
