@@ -151,7 +151,7 @@ let linuxTargets: [Target] = [
     // The work of `keyhaven sync ...`, which keyhaven runs in its place (as keyhaven-pki).
     .executableTarget(
         name: "keyhaven-sync",
-        dependencies: ["KeyhavenCLI", "KeyhavenSyncEngine", "KeychainStore", "KeychainModel",
+        dependencies: ["KeyhavenCLI", "KeyhavenSyncEngine", "KeyhavenSyncProtocol", "KeychainStore", "KeychainModel",
                        .product(name: "ArgumentParser", package: "swift-argument-parser")],
         swiftSettings: strictSwift
     ),

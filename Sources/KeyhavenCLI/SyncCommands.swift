@@ -20,7 +20,7 @@ package struct SyncCommand: ParsableCommand {
             ciphertext only. The server is https://HOST[:PORT], or http:// to a loopback address. \
             Exit status: 0 when in step; otherwise the OSStatus's low byte and a message.
             """,
-        subcommands: [SyncCreate.self, SyncInvite.self, SyncJoin.self, SyncNow.self, SyncStatus.self, SyncDevices.self, SyncLeave.self]
+        subcommands: [SyncCreate.self, SyncInvite.self, SyncJoin.self, SyncNow.self, SyncStatus.self, SyncDevices.self, SyncRemoveDevice.self, SyncLeave.self]
     ).underKeyhaven
 
     package init() {}
@@ -80,6 +80,18 @@ package struct SyncDevices: SyncSubcommand {
         commandName: "devices", abstract: "List the account's devices: id, name, added by, last seen.",
         discussion: "As the log verified here says (sync now first for the newest). --json: an array of objects with \"id\", \"name\", \"addedBy\", \"lastSeen\", \"active\", \"thisDevice\".")
     @Flag(help: "A JSON array.") package var json = false
+    package init() {}
+}
+
+/// `keyhaven sync remove-device ID`.
+package struct SyncRemoveDevice: SyncSubcommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "remove-device", abstract: "Remove a device from the account: it can no longer pull or push.",
+        discussion: "ID is the device's id as `keyhaven sync devices` shows it. What the device already had stays on it: change those passwords.")
+    @Argument(help: "The device's id (32 hexadecimal digits).") package var id: String
+    package func validate() throws {
+        guard id.count == 32, id.allSatisfy(\.isHexDigit) else { throw ValidationError("a device id is 32 hexadecimal digits") }
+    }
     package init() {}
 }
 

@@ -26,6 +26,9 @@ package struct DeviceState: Sendable, WireCodable, CustomStringConvertible {
     var synced: [[UInt8]: SyncedItem]
     /// Set when the log says this device was removed.
     package var isRemoved: Bool
+    /// Set while the server refuses this device (as it does a removed one); cleared when it
+    /// serves it again. The server's word alone never stops syncing for good.
+    package var isRefusedByServer = false
 
     package var description: String { "DeviceState(account \(account), device \(device))" }
 
@@ -69,6 +72,7 @@ package struct DeviceState: Sendable, WireCodable, CustomStringConvertible {
         writer.u32(UInt32(synced.count))
         for (_, item) in synced.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) { item.write(to: &writer) }
         isRemoved.write(to: &writer)
+        isRefusedByServer.write(to: &writer)
     }
 
     package init(from reader: inout ByteReader) throws(StoreError) {
@@ -97,6 +101,7 @@ package struct DeviceState: Sendable, WireCodable, CustomStringConvertible {
             synced[item.primaryKey] = item
         }
         isRemoved = try Bool(from: &reader)
+        isRefusedByServer = try Bool(from: &reader)
     }
 }
 

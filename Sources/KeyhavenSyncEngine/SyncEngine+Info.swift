@@ -31,7 +31,7 @@ extension SyncEngine {
     package func status() throws(SyncEngineError) -> SyncStatusInfo? {
         guard let state = try states.load() else { return nil }
         return SyncStatusInfo(server: state.server, account: state.account, device: state.device, name: state.name, head: state.pinned,
-                              items: state.synced.count, isRemoved: state.isRemoved)
+                              items: state.synced.count, isRemoved: state.isRemoved || state.isRefusedByServer)
     }
 
     /// The account's devices, from the verified log kept here (`sync now` brings it up to date).

@@ -137,9 +137,14 @@ extension SyncEngine {
             let batch: LogBatch
             do {
                 batch = try await client.pull(context.state.account, after: context.log.head.sequence, as: identity)
+            } catch where error.serverCode == "forbidden" {
+                context.state.isRefusedByServer = true
+                try states.save(context.state)
+                throw SyncEngineError(.removed, "the server refuses this device: it was removed from its sync account (its items stay here)")
             } catch {
                 throw SyncEngineError(error)
             }
+            if context.state.isRefusedByServer { context.state.isRefusedByServer = false }
             let reaches = batch.entries.last?.head ?? batch.head
             var next = context
             do throws(SyncError) {

@@ -4,6 +4,7 @@ import KeychainModel
 import KeychainStore
 import KeyhavenCLI
 import KeyhavenSyncEngine
+import KeyhavenSyncProtocol
 
 /// A sync subcommand's work (its options are `KeyhavenCLI`'s).
 protocol SyncWork {
@@ -134,6 +135,18 @@ extension SyncDevices: SyncWork {
             printLine("\(device.id.hex)  \(device.name)  added by \(device.addedBy.hex) at \(device.addedAt), last seen at \(device.lastSeen)"
                       + (notes.isEmpty ? "" : "  (\(notes.joined(separator: ", ")))"))
         }
+    }
+}
+
+extension SyncRemoveDevice: SyncWork {
+    func work() async throws {
+        guard let device = DeviceID(hex: id) else {
+            printError("keyhaven: sync remove-device: a device id is 32 hexadecimal digits")
+            throw ExitCode(Int32(UInt8(truncatingIfNeeded: Int32(-50))))
+        }
+        let engine = try engine()
+        let name = try await reporting("remove-device") { () throws(SyncEngineError) in try await engine.removeDevice(device) }
+        printLine("Removed \(name) (\(device.hex)): it can no longer pull or push. What it already had stays on it: change those passwords.")
     }
 }
 

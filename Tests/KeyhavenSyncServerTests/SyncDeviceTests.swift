@@ -87,6 +87,34 @@ struct SyncDeviceTests {
         }
     }
 
+    @Test("remove-device: the removed device can no longer pull or push and says so; the others go on; its items stay")
+    func removeDevice() async throws {
+        try await Self.withDevices(["keeper", "other", "lost"]) { server, _, devices in
+            let (a, b, c) = (devices[0], devices[1], devices[2])
+            try a.set("shared", "before")
+            try Self.pair(a, [b, c], server: server)
+            #expect(try c.items() == ["shared": "before"])
+            let listed = try JSONSerialization.jsonObject(with: Data(try a.keyhaven("sync", "devices", "--json").output.utf8)) as? [[String: Any]]
+            let lost = try #require(listed?.first { $0["name"] as? String == "lost" }?["id"] as? String)
+            let mine = try #require(listed?.first { $0["name"] as? String == "keeper" }?["id"] as? String)
+            #expect(try a.keyhaven("sync", "remove-device", mine).status != 0)
+            #expect(try a.keyhaven("sync", "remove-device", "00000000000000000000000000000000").status != 0)
+            let removed = try a.keyhaven("sync", "remove-device", lost)
+            #expect(removed.status == 0, "\(removed.error)")
+            try c.set("shared", "written after removal")
+            let refused = try c.keyhaven("sync", "now")
+            #expect(refused.status != 0 && refused.error.contains("removed"))
+            #expect(try c.keyhaven("sync", "status").output.contains("removed"))
+            #expect(try c.items() == ["shared": "written after removal"])
+            try b.set("shared", "after")
+            try Self.syncNow(b)
+            try Self.syncNow(a)
+            #expect(try a.items() == ["shared": "after"])
+            let after = try JSONSerialization.jsonObject(with: Data(try a.keyhaven("sync", "devices", "--json").output.utf8)) as? [[String: Any]]
+            #expect(after?.first { $0["id"] as? String == lost }?["active"] as? Bool == false)
+        }
+    }
+
     @Test("Three devices editing the same items offline, synced in random orders, end with the same items")
     func threeDevicesConverge() async throws {
         try await Self.withDevices(["one", "two", "three"]) { server, _, devices in
