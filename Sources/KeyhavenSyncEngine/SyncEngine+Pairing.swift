@@ -46,28 +46,14 @@ extension SyncEngine {
 
     /// Adds `joiner` to the roster (retrying when another device pushes first); the head after it.
     private func appendRoster(_ joiner: JoinRequest) async throws(SyncEngineError) -> LogHead {
-        guard let state = try states.load() else { throw SyncEngineError(.notJoined, "this keychain home does not sync") }
-        let identity = try state.identity()
-        let client = try Self.client(state.server, http: http)
-        let cache = LogCache(home: home, account: state.account)
-        var context = try loadContext(state, identity: identity, cache: cache)
-        for _ in 0..<20 {
-            _ = try await pull(&context, client: client, identity: identity, cache: cache)
+        try await appendEntry { context throws(SyncEngineError) in
             if context.log.roster[joiner.device] != nil { throw SyncEngineError(.pairing, "that device is on the account already") }
             guard let viewKey = context.state.viewKey(epoch: context.log.epoch) else {
                 throw SyncEngineError(.refused, "no view key for the account's epoch", refusal: .missingKeyShare)
             }
-            let counter = max(context.state.counter, context.log.roster[context.state.device]?.lastCounter ?? 0) + 1
-            let entry = LogEntry(.addDevice(RosterAddition(device: joiner.device, keys: joiner.keys, name: joiner.name, viewKey: viewKey,
-                                                           account: context.state.account)),
-                                 account: context.state.account, after: context.log.head, counter: counter, epoch: context.log.epoch,
-                                 signedBy: identity)
-            if try await pushVerified([entry], context: &context, client: client, cache: cache) {
-                try states.save(context.state)
-                return context.log.head
-            }
+            return .addDevice(RosterAddition(device: joiner.device, keys: joiner.keys, name: joiner.name, viewKey: viewKey,
+                                             account: context.state.account))
         }
-        throw SyncEngineError(.server, "the log kept moving during 20 rounds: invite again")
     }
 
     /// `sync join`: asks the inviting device (through the server's relay) to be added, with the
