@@ -178,7 +178,7 @@ let linuxTargets: [Target] = [
     ),
     .executableTarget(
         name: "keyhavend",
-        dependencies: ["KeyhavenAgent"],
+        dependencies: ["KeyhavenAgent", "KeyhavenSyncEngine", "KeychainStore", "KeychainModel"],
         swiftSettings: strictSwift
     ),
     // The command, macOS security(1)'s subcommands over the agent. It links no X.509, PKCS#12 or

@@ -15,10 +15,14 @@ import KeyhavenAgentClient
 package struct AgentService: Sendable {
     package let home: KeychainHome
     let registry: KeychainRegistry
+    /// Called after a request that may change what sync sees (a write, an unlock): the background
+    /// sync's cue.
+    let onChange: (@Sendable () -> Void)?
 
-    package init(home: KeychainHome, registry: KeychainRegistry = KeychainRegistry()) {
+    package init(home: KeychainHome, registry: KeychainRegistry = KeychainRegistry(), onChange: (@Sendable () -> Void)? = nil) {
         self.home = home
         self.registry = registry
+        self.onChange = onChange
     }
 
     /// Answers one request; errors become the response's failure. A request naming another
@@ -29,7 +33,12 @@ package struct AgentService: Sendable {
                                                        + "stop it (keyhaven agent stop) or set KEYHAVEN_AGENT_SOCKET"))
         }
         do throws(StoreError) {
-            return try handle(request)
+            let response = try handle(request)
+            switch request {
+            case .add, .update, .delete, .unlock: onChange?()
+            default: break
+            }
+            return response
         } catch {
             return AgentResponse(error: error)
         }

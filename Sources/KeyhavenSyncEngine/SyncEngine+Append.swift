@@ -5,6 +5,10 @@ extension SyncEngine {
     /// (it may refuse, seeing the log), pushes it; again when another device pushed first (at most
     /// 20 times). The head after it.
     func appendEntry(_ body: (RoundContext) throws(SyncEngineError) -> EntryBody) async throws(SyncEngineError) -> LogHead {
+        try await SyncLock(home: home).run { () throws(SyncEngineError) in try await lockedAppendEntry(body) }
+    }
+
+    private func lockedAppendEntry(_ body: (RoundContext) throws(SyncEngineError) -> EntryBody) async throws(SyncEngineError) -> LogHead {
         guard let state = try states.load() else { throw SyncEngineError(.notJoined, "this keychain home does not sync") }
         let identity = try state.identity()
         let client = try Self.client(state.server, http: http)

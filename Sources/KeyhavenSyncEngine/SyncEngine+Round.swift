@@ -42,6 +42,10 @@ extension SyncEngine {
     /// new, merges, makes the keychain what the merge says, and pushes the new versions; again
     /// when another device pushed first (at most 20 times). What does not verify changes nothing.
     package func syncNow() async throws(SyncEngineError) -> SyncReport {
+        try await SyncLock(home: home).run { () throws(SyncEngineError) in try await lockedSyncNow() }
+    }
+
+    func lockedSyncNow() async throws(SyncEngineError) -> SyncReport {
         guard let state = try states.load() else {
             throw SyncEngineError(.notJoined, "this keychain home does not sync: `keyhaven sync create` or `sync join` first")
         }
@@ -170,6 +174,20 @@ extension SyncEngine {
             context = next
             count += batch.entries.count
             if batch.entries.isEmpty || context.log.head.sequence >= batch.head.sequence { return count }
+        }
+    }
+}
+
+extension SyncEngine {
+    /// Waits up to `seconds` for the server to have entries after the verified head (a long
+    /// poll); whether it has. Nothing is applied: the next round pulls and verifies them.
+    package func waitForRemoteChange(seconds: Int) async throws(SyncEngineError) -> Bool {
+        guard let state = try states.load(), !state.isRemoved else { return false }
+        let client = try Self.client(state.server, http: http), identity = try state.identity()
+        do {
+            return try await !client.pull(state.account, after: state.pinned.sequence, wait: seconds, as: identity).entries.isEmpty
+        } catch {
+            throw SyncEngineError(error)
         }
     }
 }

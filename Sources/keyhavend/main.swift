@@ -6,6 +6,7 @@ import Glibc
 import KeychainStore
 import KeyhavenAgent
 import KeyhavenAgentClient
+import KeyhavenSyncEngine
 
 /// Writes a line to a file descriptor, unbuffered.
 func say(_ line: String, to fd: Int32 = 1) {
@@ -28,9 +29,17 @@ do {
     // Before any key or password is in this process.
     ProcessHardening.restartWithoutThreadCache()
     try ProcessHardening.apply()
-    let server = try AgentServer(socket: AgentSocket.current(), service: AgentService(home: try KeychainHome.current()))
+    let home = try KeychainHome.current()
+    let registry = KeychainRegistry()
+    // The background sync works on the agent's own open keychains: an unlock counts for it too.
+    let sync = SyncLoop(home: home, keychain: { () throws(StoreError) in try registry.defaultKeychain() },
+                        report: { say("keyhavend: \($0)", to: 2) })
+    let server = try AgentServer(socket: AgentSocket.current(),
+                                 service: AgentService(home: home, registry: registry, onChange: { sync.poke() }))
     say("keyhavend: listening on \(server.socket.path)")
+    let syncing = Task.detached { await sync.run() }
     server.run()
+    syncing.cancel()
 } catch let error as StoreError {
     say("keyhavend: \(error.message)", to: 2)
     exit(1)

@@ -87,6 +87,36 @@ struct SyncDeviceTests {
         }
     }
 
+    @Test("With the agents running, a change on one device reaches the other by itself: no sync now")
+    func backgroundSync() async throws {
+        try await Self.withDevices(["left", "right"]) { server, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try Self.pair(a, [b], server: server)
+            for device in devices {
+                device.usesAgent = true
+                #expect(try device.keyhaven("agent", "start").status == 0)
+            }
+            func eventually(_ what: String, _ condition: () throws -> Bool) async throws {
+                let start = ContinuousClock.now
+                while ContinuousClock.now - start < .seconds(45) {
+                    if try condition() {
+                        print("sync: \(what) after \(ContinuousClock.now - start)")
+                        return
+                    }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                Issue.record("\(what): not within 45 seconds")
+            }
+            try a.set("live", "v1")
+            try await eventually("an add seen on the other device") { try b.items()["live"] == "v1" }
+            try a.set("live", "v2")
+            try await eventually("a change seen on the other device") { try b.items()["live"] == "v2" }
+            try b.remove("live")
+            try await eventually("a delete seen on the first device") { try a.items()["live"] == nil }
+            for device in devices { #expect(try device.keyhaven("agent", "stop").status == 0) }
+        }
+    }
+
     @Test("remove-device: the removed device can no longer pull or push and says so; the others go on; its items stay")
     func removeDevice() async throws {
         try await Self.withDevices(["keeper", "other", "lost"]) { server, _, devices in

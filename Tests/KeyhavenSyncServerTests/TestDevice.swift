@@ -11,6 +11,8 @@ final class TestDevice: @unchecked Sendable {
     let home: String
     let runtime: String
     let database: KeychainDatabase
+    /// Whether `keyhaven` may use (and start) this device's agent, which then syncs in the background.
+    var usesAgent = false
 
     static var binaries: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -26,12 +28,13 @@ final class TestDevice: @unchecked Sendable {
     }
 
     deinit {
+        if usesAgent { _ = try? keyhaven("agent", "stop") }
         try? FileManager.default.removeItem(atPath: home)
         try? FileManager.default.removeItem(atPath: runtime)
     }
 
     var environment: [String: String] {
-        ["KEYHAVEN_HOME": home, "XDG_RUNTIME_DIR": runtime, "KEYHAVEN_AGENT": "off", "PATH": "/usr/bin:/bin", "HOME": home]
+        ["KEYHAVEN_HOME": home, "XDG_RUNTIME_DIR": runtime, "KEYHAVEN_AGENT": usesAgent ? "auto" : "off", "PATH": "/usr/bin:/bin", "HOME": home]
     }
 
     /// Runs `keyhaven ARGUMENTS` for this device to its end.

@@ -1,0 +1,98 @@
+import FoundationEssentials
+import KeychainModel
+import KeychainStore
+import KeyhavenSync
+import KeyhavenSyncProtocol
+import Synchronization
+
+/// The agent's background sync: while its home takes part in sync, a round after each change here
+/// (a write through the agent, an unlock, or the keychain file changed by another process, looked
+/// at every half second) and whenever the server has something new (a long poll), at least once a
+/// minute; after a failure, again after a back-off of up to a minute. What it reports goes to
+/// `report` (a failure's message once, until it changes): never an item.
+package final class SyncLoop: Sendable {
+    let home: KeychainHome
+    let keychain: @Sendable () throws(StoreError) -> KeychainDatabase
+    let report: @Sendable (String) -> Void
+    private let poked = Atomic<Bool>(false)
+
+    package init(home: KeychainHome, keychain: @escaping @Sendable () throws(StoreError) -> KeychainDatabase,
+                 report: @escaping @Sendable (String) -> Void) {
+        (self.home, self.keychain, self.report) = (home, keychain, report)
+    }
+
+    /// Something changed here: a round soon.
+    package func poke() { poked.store(true, ordering: .releasing) }
+
+    /// Runs until the task is cancelled.
+    package func run() async {
+        var lastMessage: String?
+        var backOff = 1
+        while !Task.isCancelled {
+            guard SyncMembership.isMember(home) else {
+                try? await Task.sleep(for: .seconds(2))
+                continue
+            }
+            var wait = 60
+            do {
+                let engine = SyncEngine(database: try openKeychain(), home: home)
+                poked.store(false, ordering: .relaxed)
+                _ = try await engine.syncNow()
+                if lastMessage != nil { report("sync: in step again") }
+                (lastMessage, backOff) = (nil, 1)
+                let stamp = stampOfKeychain()
+                await waitForChange(engine, since: stamp, seconds: wait)
+                continue
+            } catch {
+                if error.message != lastMessage { report("sync: \(error.message)") }
+                lastMessage = error.message
+                if error.code == .notJoined { continue }
+                wait = backOff
+                backOff = min(backOff * 2, 60)
+            }
+            await waitForChange(nil, since: stampOfKeychain(), seconds: wait)
+        }
+    }
+
+    private func openKeychain() throws(SyncEngineError) -> KeychainDatabase {
+        do {
+            return try keychain()
+        } catch {
+            throw SyncEngineError(error)
+        }
+    }
+
+    /// Returns after `seconds`, or sooner: a poke, the keychain file changed, or (with `engine`)
+    /// the server has entries after the verified head.
+    private func waitForChange(_ engine: SyncEngine?, since stamp: [FileSecurity.Stamp?], seconds: Int) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
+            group.addTask { [self] in
+                while !Task.isCancelled {
+                    if poked.load(ordering: .acquiring) || stampOfKeychain() != stamp {
+                        // A moment for the writes that come together (an update is often several).
+                        try? await Task.sleep(for: .milliseconds(200))
+                        return
+                    }
+                    try? await Task.sleep(for: .milliseconds(500))
+                }
+            }
+            if let engine {
+                group.addTask {
+                    // The server's long poll; an error (the server down) waits out the timer instead.
+                    if (try? await engine.waitForRemoteChange(seconds: min(seconds, 25))) != true {
+                        try? await Task.sleep(for: .seconds(seconds))
+                    }
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// The default keychain's file and its write-ahead log, as `stat` sees them.
+    private func stampOfKeychain() -> [FileSecurity.Stamp?] {
+        let path = (try? KeychainPreferences.load(home).defaultPath(home)) ?? home.defaultKeychainPath
+        return [FileSecurity.stamp(path), FileSecurity.stamp(path + "-wal")]
+    }
+}
