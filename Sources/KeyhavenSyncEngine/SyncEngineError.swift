@@ -56,7 +56,8 @@ package struct SyncEngineError: Error, Sendable, CustomStringConvertible {
 
     init(_ error: StoreError) {
         if error.code == .interactionNotAllowed {
-            self.init(.locked, "the keychain is locked: unlock it (keyhaven unlock-keychain), then sync again")
+            self.init(.locked, "the keychain is locked here: it has a password, and this process has not unlocked it "
+                      + "(with the agent running, `keyhaven unlock-keychain` lets the agent's background sync go on)")
         } else {
             self.init(.keychain, "the keychain refused: \(error.message) (\(error.code))", keychainStatus: error.code.appleStatus)
         }
