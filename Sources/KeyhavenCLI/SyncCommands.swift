@@ -20,7 +20,7 @@ package struct SyncCommand: ParsableCommand {
             ciphertext only. The server is https://HOST[:PORT], or http:// to a loopback address. \
             Exit status: 0 when in step; otherwise the OSStatus's low byte and a message.
             """,
-        subcommands: [SyncCreate.self, SyncInvite.self, SyncJoin.self, SyncNow.self, SyncStatus.self, SyncDevices.self, SyncRemoveDevice.self, SyncLeave.self]
+        subcommands: [SyncCreate.self, SyncInvite.self, SyncJoin.self, SyncNow.self, SyncStatus.self, SyncDevices.self, SyncRemoveDevice.self, SyncRecover.self, SyncLeave.self]
     ).underKeyhaven
 
     package init() {}
@@ -92,6 +92,17 @@ package struct SyncRemoveDevice: SyncSubcommand {
     package func validate() throws {
         guard id.count == 32, id.allSatisfy(\.isHexDigit) else { throw ValidationError("a device id is 32 hexadecimal digits") }
     }
+    package init() {}
+}
+
+/// `keyhaven sync recover --server URL --recovery-key KEY [--name NAME]`.
+package struct SyncRecover: SyncSubcommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "recover", abstract: "On a machine that lost everything: join the account with its recovery key.",
+        discussion: "KEY is what `keyhaven sync create` printed after \"Recovery key:\" (dashes, spaces and case do not matter). Give - to read it from standard input.")
+    @Option(help: "The sync server: https://HOST[:PORT], or http:// to a loopback address.") package var server: String
+    @Option(name: .customLong("recovery-key"), help: "The recovery key, or - to read it from standard input.") package var recoveryKey: String
+    @Option(help: "This device's name, as other devices list it (default: the host name).") package var name: String?
     package init() {}
 }
 

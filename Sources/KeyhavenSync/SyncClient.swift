@@ -66,6 +66,13 @@ package struct SyncClient: Sendable {
         return try decode(LogBatch.self, try await send("GET", target, headers: signature.headers, extraTime: .seconds(Int64(wait))))
     }
 
+    /// The account `identity`'s device is on (signed by it).
+    package func account(of identity: DeviceIdentity) async throws(SyncClientError) -> AccountID {
+        let target = "/v1/devices/\(identity.id.hex)/account"
+        let signature = RequestSignature(method: "GET", target: target, body: [], by: identity)
+        return try decode(AccountID.self, try await send("GET", target, headers: signature.headers))
+    }
+
     /// Adds a message to one side of a pairing slot.
     package func postPairing(slot: [UInt8], side: Int, message: [UInt8]) async throws(SyncClientError) {
         _ = try await send("POST", "/v1/pairing/\(Hex.encode(slot))/\(side)", body: message)

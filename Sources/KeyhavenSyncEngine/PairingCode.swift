@@ -72,7 +72,7 @@ struct JoinRequest: WireCodable {
         device = try DeviceID(from: &reader)
         keys = try DevicePublicKeys(from: &reader)
         name = try String(from: &reader)
-        guard name.utf8.count <= 256 else { throw StoreError(.decode, "a device name over 256 bytes") }
+        guard name.utf8.count <= 256, !name.contains("\u{0}") else { throw StoreError(.decode, "a device name over 256 bytes, or with a NUL") }
     }
 }
 

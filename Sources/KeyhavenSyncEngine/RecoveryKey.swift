@@ -10,6 +10,11 @@ import KeyhavenSyncProtocol
 package struct RecoveryKey: Sendable {
     private let secret: Base32Secret
 
+    /// The recovery device's name on the roster: it starts with a NUL, which no device's name can
+    /// hold (names come from command lines and are refused with one in pairing), so every device
+    /// tells the recovery key from a device named so.
+    static let rosterName = "\u{0}recovery key"
+
     package init() { secret = Base32Secret(byteCount: 32) }
 
     /// From its text: the groups with or without dashes or spaces, in any case.

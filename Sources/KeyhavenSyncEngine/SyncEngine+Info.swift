@@ -48,10 +48,10 @@ extension SyncEngine {
             }
         }
         return context.log.roster.sorted { ($0.value.addedAt, $0.key) < ($1.value.addedAt, $1.key) }.map { id, member in
-            let name = names[id]?.name ?? "?"
-            return SyncDeviceInfo(id: id, name: name, addedBy: member.addedBy, addedAt: member.addedAt, lastSeen: lastSeen[id] ?? member.addedAt,
-                                  isActive: member.isActive, isThisDevice: id == state.device,
-                                  isRecoveryKey: name == "recovery key" && member.addedBy != id && lastSeen[id] == nil)
+            let name = names[id]?.name ?? "?", isRecoveryKey = name == RecoveryKey.rosterName
+            return SyncDeviceInfo(id: id, name: isRecoveryKey ? "recovery key" : name, addedBy: member.addedBy, addedAt: member.addedAt,
+                                  lastSeen: lastSeen[id] ?? member.addedAt, isActive: member.isActive, isThisDevice: id == state.device,
+                                  isRecoveryKey: isRecoveryKey)
         }
     }
 }

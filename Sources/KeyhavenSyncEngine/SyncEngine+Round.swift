@@ -58,7 +58,12 @@ extension SyncEngine {
         // The edits made here, as versions dated now (or by the item's change date, if earlier).
         var pending = try localChanges(&context)
         for _ in 0..<20 {
-            report.pulled += try await pull(&context, client: client, identity: identity, cache: cache)
+            do {
+                report.pulled += try await pull(&context, client: client, identity: identity, cache: cache)
+            } catch {
+                if context.state.isRefusedByServer { try states.save(context.state) }
+                throw error
+            }
             if context.state.isRemoved {
                 try states.save(context.state)
                 SyncMembership.leave(home)
@@ -142,8 +147,8 @@ extension SyncEngine {
             do {
                 batch = try await client.pull(context.state.account, after: context.log.head.sequence, as: identity)
             } catch where error.serverCode == "forbidden" {
+                // Kept by `syncNow`, the caller that owns this state.
                 context.state.isRefusedByServer = true
-                try states.save(context.state)
                 throw SyncEngineError(.removed, "the server refuses this device: it was removed from its sync account (its items stay here)")
             } catch {
                 throw SyncEngineError(error)

@@ -38,7 +38,7 @@ package final class SyncEngine: Sendable {
                                                          account: account)),
                                account: account, after: .empty, counter: 1, epoch: 1, signedBy: identity)
         let recoveryDevice = recovery.identity()
-        let addRecovery = LogEntry(.addDevice(RosterAddition(device: recoveryDevice.id, keys: recoveryDevice.publicKeys, name: "recovery key",
+        let addRecovery = LogEntry(.addDevice(RosterAddition(device: recoveryDevice.id, keys: recoveryDevice.publicKeys, name: RecoveryKey.rosterName,
                                                              viewKey: viewKey, account: account)),
                                    account: account, after: genesis.head, counter: 2, epoch: 1, signedBy: identity)
         do {

@@ -16,6 +16,8 @@ import NIOCore
 ///   moved on.
 /// - `GET /v1/accounts/ID/entries?after=N&wait=S`: a pull, signed by a device on the account
 ///   (``RequestSignature``); waits up to `S` seconds (30 at most) for entries after `N`.
+/// - `GET /v1/devices/ID/account`: the account a device is on, signed by that device (how a
+///   recovery key finds its account).
 /// - `POST /v1/pairing/SLOT/SIDE` and `GET /v1/pairing/SLOT/SIDE?after=N&wait=S`: the pairing relay.
 package struct SyncService: Sendable {
     /// The largest request body: a push of the most entries a push may carry.
@@ -66,6 +68,16 @@ package struct SyncService: Sendable {
                 }
             }
         }
+        router.get("/v1/devices/:device/account") { request, context in
+            await answer { () throws(SyncServerError) in
+                guard let device = context.parameters.get("device").flatMap(DeviceID.init(hex:)) else {
+                    throw SyncServerError(.badRequest, "a device id is 32 hexadecimal digits")
+                }
+                let (account, keys) = try await store.account(of: device)
+                try Self.checkSignature(request, device: device, keys: keys, body: [])
+                return Self.ok(account.wireBytes)
+            }
+        }
         router.post("/v1/pairing/:slot/:side") { request, context in
             await answer { () throws(SyncServerError) in
                 let (slot, side) = try Self.pairing(context)
@@ -90,13 +102,24 @@ package struct SyncService: Sendable {
 
     /// Checks the request's device signature against the account's devices.
     func authenticate(_ request: Request, account: AccountID, body: [UInt8]) async throws(SyncServerError) {
+        let signature = try Self.signature(request)
+        try Self.checkSignature(request, device: signature.device, keys: try await store.deviceKeys(account, device: signature.device), body: body)
+    }
+
+    static func signature(_ request: Request) throws(SyncServerError) -> RequestSignature {
         let field = { (name: String) in HTTPField.Name(name).flatMap { request.headers[$0] } }
         guard let signature = RequestSignature(device: field(RequestSignature.deviceHeader), date: field(RequestSignature.dateHeader),
                                                signature: field(RequestSignature.signatureHeader)) else {
             throw SyncServerError(.unauthorized, "the request is not signed by a device")
         }
-        let keys = try await store.deviceKeys(account, device: signature.device)
-        guard signature.isValid(method: request.method.rawValue, target: request.head.path ?? "", body: body, keys: keys) else {
+        return signature
+    }
+
+    /// Whether `request` is signed by `device`, whose keys are `keys`, recently.
+    static func checkSignature(_ request: Request, device: DeviceID, keys: DevicePublicKeys, body: [UInt8]) throws(SyncServerError) {
+        let signature = try Self.signature(request)
+        guard signature.device == device,
+              signature.isValid(method: request.method.rawValue, target: request.head.path ?? "", body: body, keys: keys) else {
             throw SyncServerError(.unauthorized, "the request's signature does not verify, or its date is more than 5 minutes off")
         }
     }

@@ -114,6 +114,22 @@ package struct SyncStore: Sendable {
         }
     }
 
+    /// The account `device` is on (not removed) and its public keys: how a recovery key, which
+    /// holds no account id, finds its account. Not found when there is none.
+    package func account(of device: DeviceID) async throws(SyncServerError) -> (AccountID, DevicePublicKeys) {
+        try await database { () throws -> (AccountID, DevicePublicKeys) in
+            let rows = try await client.query("""
+                SELECT account_id, signing_key, agreement_key FROM keyhaven_devices
+                WHERE device_id = \(Data(device.bytes)) AND removed_at IS NULL LIMIT 1
+                """, logger: logger)
+            for try await (account, signing, agreement) in rows.decode((Data, Data, Data).self) {
+                guard let id = AccountID(bytes: Array(account)) else { break }
+                return (id, try DevicePublicKeys(signing: Array(signing), agreement: Array(agreement)))
+            }
+            throw SyncServerError(.notFound, "no account has that device")
+        }
+    }
+
     /// The entries after `sequence` (at most the pull limit), and the head.
     package func pull(_ accountID: AccountID, after sequence: UInt64) async throws(SyncServerError) -> (entries: [LogEntry], head: LogHead) {
         let account = Data(accountID.bytes)

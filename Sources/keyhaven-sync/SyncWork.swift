@@ -150,6 +150,20 @@ extension SyncRemoveDevice: SyncWork {
     }
 }
 
+extension SyncRecover: SyncWork {
+    func work() async throws {
+        let text = recoveryKey == "-" ? (readLine(strippingNewline: true) ?? "") : recoveryKey
+        guard let key = RecoveryKey(text: text) else {
+            printError("keyhaven: sync recover: that is not a recovery key (52 letters and digits, as `keyhaven sync create` printed it)")
+            throw ExitCode(Int32(UInt8(truncatingIfNeeded: Int32(-50))))
+        }
+        let name = self.name ?? ProcessInfo.processInfo.hostName
+        let engine = try engine()
+        let report = try await reporting("recover") { () throws(SyncEngineError) in try await engine.recover(server: server, key: key, name: name) }
+        printLine("Recovered; in step at \(report.head.fingerprint): \(report.added) items added here.")
+    }
+}
+
 extension SyncLeave: SyncWork {
     func work() async throws {
         let engine = try engine()

@@ -87,6 +87,80 @@ struct SyncDeviceTests {
         }
     }
 
+    @Test("recover: a machine that lost everything gets the items back with the recovery key; an unknown key gets nothing")
+    func recoverWithKey() async throws {
+        try await Self.withDevices(["original", "replacement"]) { server, _, devices in
+            let (a, c) = (devices[0], devices[1])
+            try a.set("kept", "in the account")
+            let created = try a.keyhaven("sync", "create", "--server", server.url, "--name", "original")
+            let key = try #require(created.output.split(separator: "\n").first { $0.hasPrefix("Recovery key: ") }?.dropFirst("Recovery key: ".count))
+            let unknown = try c.keyhaven("sync", "recover", "--server", server.url, "--recovery-key", String(repeating: "A", count: 52))
+            #expect(unknown.status != 0 && unknown.error.contains("recovery key"))
+            #expect(try c.keyhaven("sync", "recover", "--server", server.url, "--recovery-key", "not a key").status != 0)
+            let recovered = try c.keyhaven("sync", "recover", "--server", server.url, "--recovery-key", String(key).lowercased(), "--name", "replacement")
+            #expect(recovered.status == 0, "\(recovered.error)")
+            #expect(try c.items() == ["kept": "in the account"])
+            try c.set("new", "from the replacement")
+            try Self.syncNow(c)
+            try Self.syncNow(a)
+            #expect(try a.items() == ["kept": "in the account", "new": "from the replacement"])
+            let listed = try JSONSerialization.jsonObject(with: Data(try a.keyhaven("sync", "devices", "--json").output.utf8)) as? [[String: Any]]
+            let recoveryID = listed?.first { $0["recoveryKey"] as? Bool == true }?["id"] as? String
+            #expect(recoveryID != nil && listed?.first { $0["name"] as? String == "replacement" }?["addedBy"] as? String == recoveryID)
+        }
+    }
+
+    @Test("A device offline for 1,500 changes catches up")
+    func longOffline() async throws {
+        try await Self.withDevices(["busy", "away"]) { server, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try Self.pair(a, [b], server: server)
+            for round in 0..<3 {
+                for index in 0..<500 { try a.set("item-\(index)", "round \(round)") }
+                try Self.syncNow(a)
+            }
+            let caughtUp = try b.keyhaven("sync", "now")
+            #expect(caughtUp.status == 0, "\(caughtUp.error)")
+            let items = try b.items()
+            #expect(items.count == 500 && items.values.allSatisfy { $0 == "round 2" })
+            #expect(try b.keyhaven("sync", "status", "--json").output.contains("\"items\":500"))
+        }
+    }
+
+    @Test("SIGKILL of the client or the server in the middle of a sync: nothing lost, nothing doubled; the next sync converges")
+    func killedDuringSync() async throws {
+        let postgres = try TestPostgres()
+        defer { postgres.stop() }
+        let port = try TestPostgres.freePort()
+        var server = try TestSyncServer(databaseURL: postgres.url, port: port)
+        let (a, b) = (try TestDevice("writer"), try TestDevice("reader"))
+        try Self.pair(a, [b], server: server)
+        var generator = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
+        var expected: [String: String] = [:]
+        for round in 0..<6 {
+            for index in 0..<60 {
+                let value = "round \(round) value \(index)"
+                try a.set("item-\(index)", value)
+                expected["item-\(index)"] = value
+            }
+            let (process, _) = try a.start("sync", "now")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 20...400, using: &generator)))
+            if round % 2 == 0 {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            } else {
+                server.stop(kill: true)
+                process.waitUntilExit()
+                server = try TestSyncServer(databaseURL: postgres.url, port: port)
+            }
+        }
+        try Self.syncNow(a)
+        try Self.syncNow(b)
+        #expect(try a.items() == expected, "seed \(generator.seed)")
+        #expect(try b.items() == expected, "seed \(generator.seed)")
+        server.stop()
+    }
+
     @Test("With the agents running, a change on one device reaches the other by itself: no sync now")
     func backgroundSync() async throws {
         try await Self.withDevices(["left", "right"]) { server, _, devices in

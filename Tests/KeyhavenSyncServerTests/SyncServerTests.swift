@@ -67,6 +67,10 @@ struct SyncServerTests {
             #expect(try await Self.raw("GET", server.url + path, headers: old.headers.map { ($0.name, $0.value) }).status == 401)
             let fresh = RequestSignature(method: "GET", target: path, body: [], by: test.creator)
             #expect(try await Self.raw("GET", server.url + path, headers: fresh.headers.map { ($0.name, $0.value) }).status == 200)
+            // The account a device is on: to that device's signature only.
+            #expect(try await client.account(of: test.creator) == test.account)
+            #expect(try await Self.raw("GET", server.url + "/v1/devices/\(test.creator.id.hex)/account").status == 401)
+            #expect(await Self.refusal { _ = try await client.account(of: DeviceIdentity()) }?.status == 404)
             // A second push at the old head is a conflict.
             let stale = test.record("late", after: pulled.entries[1].head, counter: 9, by: test.creator)
             #expect(await Self.refusal { _ = try await client.push(LogBatch(head: pulled.entries[1].head, entries: [stale])) }?.isConflict == true)
