@@ -148,6 +148,12 @@ let linuxTargets: [Target] = [
                        .product(name: "AsyncHTTPClient", package: "async-http-client")],
         swiftSettings: strictSwift
     ),
+    // Load on a running sync server (scripts/bench-sync.sh; docs/benchmarks.md). Not a product.
+    .executableTarget(
+        name: "keyhaven-sync-bench",
+        dependencies: ["KeyhavenSync", "KeyhavenSyncProtocol"],
+        swiftSettings: strictSwift
+    ),
     // The work of `keyhaven sync ...`, which keyhaven runs in its place (as keyhaven-pki).
     .executableTarget(
         name: "keyhaven-sync",
