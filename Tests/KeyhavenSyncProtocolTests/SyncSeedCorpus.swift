@@ -5,7 +5,7 @@ import Testing
 
 /// Writes the `sync` fuzz target's seed corpus (Tests/FuzzCorpus/sync) when
 /// KEYHAVEN_WRITE_SYNC_SEEDS=1: honest entries of every kind, a sealed record, a key share, a
-/// rotation. Otherwise it checks that the committed seeds still decode.
+/// rotation, a pull's answer, relayed messages and a request signature's headers. Otherwise it checks that the committed seeds still decode.
 struct SyncSeedCorpus {
     static var folder: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("FuzzCorpus/sync")
@@ -43,5 +43,11 @@ struct SyncSeedCorpus {
         if case .rotateKeys(let rotation) = log.entries[5].body {
             try Data(rotation.wireBytes).write(to: Self.folder.appendingPathComponent("seed-rotation"))
         }
+        let batch = LogBatch(head: log.entries[2].head, entries: Array(log.entries.prefix(3)))
+        try Data(batch.wireBytes).write(to: Self.folder.appendingPathComponent("seed-batch"))
+        try Data(RelayMessages([[1, 2, 3], Array("a relayed message".utf8)]).wireBytes).write(to: Self.folder.appendingPathComponent("seed-relay"))
+        let signature = RequestSignature(method: "GET", target: "/v1/accounts/x/entries?after=0", body: [], by: second)
+        let text = signature.headers.map(\.value).joined(separator: "\n") + "\n/v1/accounts/x/entries?after=0"
+        try Data(text.utf8).write(to: Self.folder.appendingPathComponent("seed-signature"))
     }
 }
