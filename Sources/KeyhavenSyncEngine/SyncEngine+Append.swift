@@ -14,7 +14,8 @@ extension SyncEngine {
         let client = try Self.client(state.server, http: http)
         let cache = LogCache(home: home, account: state.account)
         var context = try loadContext(state, identity: identity, cache: cache)
-        for _ in 0..<20 {
+        for attempt in 0..<20 {
+            if attempt > 0 { await Self.backOff(attempt) }
             _ = try await pull(&context, client: client, identity: identity, cache: cache)
             let counter = max(context.state.counter, context.log.roster[context.state.device]?.lastCounter ?? 0) + 1
             let entry = LogEntry(try body(context), account: context.state.account, after: context.log.head, counter: counter,

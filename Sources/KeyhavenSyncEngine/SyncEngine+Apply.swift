@@ -12,7 +12,10 @@ extension SyncEngine {
     func reconcile(_ context: inout RoundContext, pending: Set<RecordID>, report: inout SyncReport) throws(SyncEngineError) {
         let local = try localItems()
         let target = context.merge.items
+        var applied = 0
         for (primaryKey, live) in target.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            applied += 1
+            if applied % 100 == 0 { progress?(SyncProgress(phase: .applying, done: applied, total: target.count)) }
             let item: NewItem
             do {
                 guard let decoded = try ItemPayload.decode(live.version.content).item else { continue }
@@ -91,6 +94,7 @@ extension SyncEngine {
     /// entry, kept and taken into the merge.
     func pushVerified(_ entries: [LogEntry], context: inout RoundContext, client: SyncClient, cache: LogCache) async throws(SyncEngineError) -> Bool {
         var start = context.log.head
+        var pushed = 0
         for chunk in stride(from: 0, to: entries.count, by: 500).map({ Array(entries[$0..<min($0 + 500, entries.count)]) }) {
             do {
                 _ = try await client.push(LogBatch(head: start, entries: chunk))
@@ -112,6 +116,8 @@ extension SyncEngine {
             try cache.save(next.entries, head: next.log.head)
             context = next
             start = context.log.head
+            pushed += chunk.count
+            progress?(SyncProgress(phase: .pushing, done: pushed, total: entries.count))
         }
         return true
     }

@@ -24,7 +24,8 @@ extension SyncEngine {
         var context = RoundContext(identity: recovery, state: DeviceState(server: client.server, account: account, identity: recovery,
                                                                            name: RecoveryKey.rosterName, viewKey: nil))
         let device = DeviceIdentity()
-        for _ in 0..<20 {
+        for attempt in 0..<20 {
+            if attempt > 0 { await Self.backOff(attempt) }
             _ = try await pull(&context, client: client, identity: recovery, cache: cache)
             guard context.log.roster[recovery.id]?.isActive == true else {
                 throw SyncEngineError(.pairing, "that recovery key was removed from its account")

@@ -57,7 +57,9 @@ extension SyncEngine {
         var report = SyncReport()
         // The edits made here, as versions dated now (or by the item's change date, if earlier).
         var pending = try localChanges(&context)
+        var lostRaces = 0
         for _ in 0..<20 {
+            if lostRaces > 0 { await Self.backOff(lostRaces) }
             do {
                 report.pulled += try await pull(&context, client: client, identity: identity, cache: cache)
             } catch {
@@ -76,13 +78,15 @@ extension SyncEngine {
                 report.head = context.log.head
                 return report
             }
-            if try await push(pending, context: &context, client: client, identity: identity, cache: cache) {
-                report.pushed += pending.count
-                try reconcile(&context, pending: [], report: &report)
-                try states.save(context.state)
-                // Duplicates the merge found (two devices created one item) are tombstoned next.
-                pending = try localChanges(&context)
+            guard try await push(pending, context: &context, client: client, identity: identity, cache: cache) else {
+                lostRaces += 1
+                continue
             }
+            report.pushed += pending.count
+            try reconcile(&context, pending: [], report: &report)
+            try states.save(context.state)
+            // Duplicates the merge found (two devices created one item) are tombstoned next.
+            pending = try localChanges(&context)
         }
         throw SyncEngineError(.server, "the log kept moving during 20 rounds: sync again")
     }
@@ -178,12 +182,20 @@ extension SyncEngine {
             if !batch.entries.isEmpty { try cache.save(next.entries, head: next.log.head) }
             context = next
             count += batch.entries.count
+            let left = Int(clamping: batch.head.sequence &- min(batch.head.sequence, context.log.head.sequence))
+            progress?(SyncProgress(phase: .pulling, done: count, total: count + left))
             if batch.entries.isEmpty || context.log.head.sequence >= batch.head.sequence { return count }
         }
     }
 }
 
 extension SyncEngine {
+    /// After a lost race: a random pause growing with the attempts (up to 50 ms times the attempt),
+    /// so devices pushing at once do not keep colliding.
+    static func backOff(_ attempt: Int) async {
+        try? await Task.sleep(for: .milliseconds(Int.random(in: 0...(50 * min(attempt, 10)))))
+    }
+
     /// Waits up to `seconds` for the server to have entries after the verified head (a long
     /// poll); whether it has. Nothing is applied: the next round pulls and verifies them.
     package func waitForRemoteChange(seconds: Int) async throws(SyncEngineError) -> Bool {

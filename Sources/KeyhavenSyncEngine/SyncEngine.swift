@@ -17,9 +17,12 @@ package final class SyncEngine: Sendable {
     let home: KeychainHome
     let http: HTTPClient
     let states: DeviceStateStore
+    /// Told how far a round is (for a command on a terminal to show).
+    let progress: (@Sendable (SyncProgress) -> Void)?
 
-    package init(database: KeychainDatabase, home: KeychainHome, http: HTTPClient = SyncClient.defaultHTTP) {
-        (self.database, self.home, self.http) = (database, home, http)
+    package init(database: KeychainDatabase, home: KeychainHome, http: HTTPClient = SyncClient.defaultHTTP,
+                 progress: (@Sendable (SyncProgress) -> Void)? = nil) {
+        (self.database, self.home, self.http, self.progress) = (database, home, http, progress)
         states = DeviceStateStore(database: database)
     }
 

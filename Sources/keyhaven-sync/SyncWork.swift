@@ -5,21 +5,45 @@ import KeychainStore
 import KeyhavenCLI
 import KeyhavenSyncEngine
 import KeyhavenSyncProtocol
+import Synchronization
 
 /// A sync subcommand's work (its options are `KeyhavenCLI`'s).
 protocol SyncWork {
     func work() async throws
 }
 
-/// The engine on this home's default keychain, opened in this process.
-func engine() throws -> SyncEngine {
+/// The engine on this home's default keychain, opened in this process; with `showsProgress`, on a
+/// terminal, it shows how far a long exchange is (entries and items, done and left) on one line.
+func engine(showsProgress: Bool = false) throws -> SyncEngine {
     do {
         let home = try KeychainHome.current()
         try home.prepare()
-        return SyncEngine(database: try KeychainRegistry.shared.defaultKeychain(), home: home)
+        let progress: (@Sendable (SyncProgress) -> Void)? = showsProgress && isatty(STDOUT_FILENO) == 1 ? ProgressLine.show : nil
+        return SyncEngine(database: try KeychainRegistry.shared.defaultKeychain(), home: home, progress: progress)
     } catch {
         printError("keyhaven: sync: the default keychain could not be opened: \(error.message)")
         throw ExitCode(Int32(UInt8(truncatingIfNeeded: error.code.appleStatus)))
+    }
+}
+
+/// The progress of a long exchange, on one terminal line rewritten in place; only past 200
+/// entries or items (a short exchange shows nothing), and cleared before the command's own output.
+enum ProgressLine {
+    static let shown = Mutex(false)
+
+    @Sendable static func show(_ progress: SyncProgress) {
+        guard progress.total >= 200 else { return }
+        shown.withLock { shown in
+            shown = true
+            writeStandardOutput(Array("\r\u{1B}[K\(progress.done) of \(progress.total) \(progress.phase.rawValue), \(progress.total - progress.done) left".utf8))
+        }
+    }
+
+    static func clear() {
+        shown.withLock { shown in
+            if shown { writeStandardOutput(Array("\r\u{1B}[K".utf8)) }
+            shown = false
+        }
     }
 }
 
@@ -27,6 +51,7 @@ func engine() throws -> SyncEngine {
 /// (the OSStatus's low byte, as keyhaven's other subcommands).
 func reporting<T>(_ command: String, _ body: () async throws(SyncEngineError) -> T) async throws -> T {
     do {
+        defer { ProgressLine.clear() }
         return try await body()
     } catch {
         printError("keyhaven: sync \(command): \(error.message)")
@@ -74,7 +99,7 @@ extension SyncJoin: SyncWork {
             throw ExitCode(Int32(UInt8(truncatingIfNeeded: Int32(-50))))
         }
         let name = self.name ?? ProcessInfo.processInfo.hostName
-        let engine = try engine()
+        let engine = try engine(showsProgress: true)
         let report = try await reporting("join") { () throws(SyncEngineError) in try await engine.join(server: server, code: pairing, name: name) }
         printLine("Joined; in step at \(report.head.fingerprint): \(report.added) items added here, \(report.pushed) pushed.")
     }
@@ -82,7 +107,7 @@ extension SyncJoin: SyncWork {
 
 extension SyncNow: SyncWork {
     func work() async throws {
-        let engine = try engine()
+        let engine = try engine(showsProgress: true)
         let report = try await reporting("now") { () throws(SyncEngineError) in try await engine.syncNow() }
         printLine("In step at \(report.head.fingerprint): pulled \(report.pulled), pushed \(report.pushed) entries; "
                   + "\(report.added) added, \(report.changed) changed, \(report.deleted) deleted here"
@@ -158,7 +183,7 @@ extension SyncRecover: SyncWork {
             throw ExitCode(Int32(UInt8(truncatingIfNeeded: Int32(-50))))
         }
         let name = self.name ?? ProcessInfo.processInfo.hostName
-        let engine = try engine()
+        let engine = try engine(showsProgress: true)
         let report = try await reporting("recover") { () throws(SyncEngineError) in try await engine.recover(server: server, key: key, name: name) }
         printLine("Recovered; in step at \(report.head.fingerprint): \(report.added) items added here.")
     }

@@ -119,11 +119,20 @@ struct SyncDeviceTests {
                 for index in 0..<500 { try a.set("item-\(index)", "round \(round)") }
                 try Self.syncNow(a)
             }
-            let caughtUp = try b.keyhaven("sync", "now")
-            #expect(caughtUp.status == 0, "\(caughtUp.error)")
+            // On a terminal (script(1) gives it one) the catch-up shows its progress on one line.
+            let keyhaven = TestDevice.binaries.appendingPathComponent("keyhaven").path
+            let environment = b.environment.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            let terminal = try b.run("/usr/bin/script", ["-q", "-e", "-c", "env \(environment) \(keyhaven) sync now", "/dev/null"])
+            #expect(terminal.status == 0, "\(terminal.output)")
+            #expect(terminal.output.contains("entries pulled") && terminal.output.contains("\r"), "\(terminal.output)")
             let items = try b.items()
             #expect(items.count == 500 && items.values.allSatisfy { $0 == "round 2" })
             #expect(try b.keyhaven("sync", "status", "--json").output.contains("\"items\":500"))
+            // Not on a terminal: plain lines only.
+            for index in 0..<300 { try a.set("item-\(index)", "round 3") }
+            try Self.syncNow(a)
+            let piped = try b.keyhaven("sync", "now")
+            #expect(piped.status == 0 && !piped.output.contains("\r") && !piped.output.contains("left"))
         }
     }
 

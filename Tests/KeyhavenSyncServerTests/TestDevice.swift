@@ -40,8 +40,13 @@ final class TestDevice: @unchecked Sendable {
     /// Runs `keyhaven ARGUMENTS` for this device to its end.
     @discardableResult
     func keyhaven(_ arguments: String...) throws -> (status: Int32, output: String, error: String) {
+        try run(Self.binaries.appendingPathComponent("keyhaven").path, arguments)
+    }
+
+    /// Runs `executable` with this device's environment to its end.
+    func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
         let process = Process(), output = Pipe(), error = Pipe()
-        process.executableURL = Self.binaries.appendingPathComponent("keyhaven")
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment
         process.standardOutput = output
