@@ -34,10 +34,16 @@ struct DeviceStateStore: Sendable {
         }
     }
 
-    /// Saves `state` (in one keychain write: it is there whole or not at all).
+    /// Saves `state` (in one keychain write: it is there whole or not at all); nothing when it is
+    /// stored as it is already (a round that changed nothing writes nothing, so the agent's watch
+    /// on the keychain file sees no change).
     func save(_ state: DeviceState) throws(SyncEngineError) {
         var bytes = state.wireBytes
         defer { zeroize(&bytes) }
+        if var stored = (try? database.find(query, caller: Self.caller, withSecrets: true))?.first?.secret.map(Array.init) {
+            defer { zeroize(&stored) }
+            if stored == bytes { return }
+        }
         do {
             var changes = ItemChanges()
             changes.secret = Data(bytes)

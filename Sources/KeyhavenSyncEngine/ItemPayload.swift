@@ -38,6 +38,9 @@ enum ItemPayload {
         return Array(SHA256.hash(data: bytes))
     }
 
+    /// The accessibilities whose items sync: WhenUnlocked, AfterFirstUnlock, Always.
+    static let syncingAccessibilities = ["ak", "ck", "dk"]
+
     /// The sync class of the item's accessibility: A for WhenUnlocked, C for AfterFirstUnlock and
     /// Always; nil for the ThisDeviceOnly ones, which never sync.
     static func syncClass(_ item: NewItem) -> SyncClass? {

@@ -10,7 +10,7 @@ extension SyncEngine {
     /// notes what was exchanged. Records in `pending` (versions of this device not pushed yet)
     /// are left unnoted, so a failed push is tried again.
     func reconcile(_ context: inout RoundContext, pending: Set<RecordID>, report: inout SyncReport) throws(SyncEngineError) {
-        let local = try localItems()
+        let (local, unreadable) = try localItems()
         let target = context.merge.items
         var applied = 0
         for (primaryKey, live) in target.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
@@ -40,7 +40,8 @@ extension SyncEngine {
                     }
                     digest = try database.find(ItemPayload.query(for: item), caller: Self.itemCaller, withSecrets: true).first
                         .map { ItemPayload.digest(ItemPayload.item($0)) }
-                } catch where error.code == .interactionNotAllowed {
+                } catch where error.code == .interactionNotAllowed || error.code == .duplicateItem {
+                    // Its class is locked (or an item of a locked class holds its primary key): it waits.
                     report.waiting += 1
                     continue
                 } catch {
@@ -52,6 +53,11 @@ extension SyncEngine {
             }
         }
         for (primaryKey, synced) in context.state.synced where target[primaryKey] == nil && !pending.contains(synced.record) {
+            // Not read because its class is locked: it is deleted once it can be.
+            if local[primaryKey] == nil, !unreadable.isEmpty {
+                report.waiting += 1
+                continue
+            }
             if let item = local[primaryKey]?.item {
                 do {
                     _ = try database.delete(ItemPayload.query(for: item), caller: Self.itemCaller, makeTombstones: false)

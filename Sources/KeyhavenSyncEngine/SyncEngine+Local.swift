@@ -26,33 +26,41 @@ struct LocalItem {
 }
 
 extension SyncEngine {
-    /// The keychain's synchronizable items, by primary key.
-    func localItems() throws(SyncEngineError) -> [[UInt8]: LocalItem] {
+    /// The keychain's synchronizable items, by primary key, and the accessibility classes that
+    /// could not be read (their key is not in memory: the keychain is locked). Read class by
+    /// class, so a locked class leaves the others readable.
+    func localItems() throws(SyncEngineError) -> (items: [[UInt8]: LocalItem], unreadable: Set<String>) {
         var items: [[UInt8]: LocalItem] = [:]
+        var unreadable: Set<String> = []
         for itemClass in ItemClass.allCases {
-            var query = ItemQuery(itemClass: itemClass)
-            query.criteria["sync"] = .number(1)
-            query.limit = nil
-            let stored: [StoredItem]
-            do {
-                stored = try database.find(query, caller: Self.itemCaller, withSecrets: true)
-            } catch where error.code == .itemNotFound {
-                continue
-            } catch {
-                throw SyncEngineError(error)
-            }
-            for found in stored {
-                let item = ItemPayload.item(found)
-                items[ItemPayload.primaryKey(item)] = LocalItem(item: item, digest: ItemPayload.digest(item))
+            for accessibility in ItemPayload.syncingAccessibilities {
+                var query = ItemQuery(itemClass: itemClass)
+                query.criteria = ["sync": .number(1), "pdmn": .string(accessibility)]
+                query.limit = nil
+                let stored: [StoredItem]
+                do {
+                    stored = try database.find(query, caller: Self.itemCaller, withSecrets: true)
+                } catch where error.code == .itemNotFound {
+                    continue
+                } catch where error.code == .interactionNotAllowed {
+                    unreadable.insert(accessibility)
+                    continue
+                } catch {
+                    throw SyncEngineError(error)
+                }
+                for found in stored {
+                    let item = ItemPayload.item(found)
+                    items[ItemPayload.primaryKey(item)] = LocalItem(item: item, digest: ItemPayload.digest(item))
+                }
             }
         }
-        return items
+        return (items, unreadable)
     }
 
     /// The versions this device owes the log: its items added or changed since they were last
     /// exchanged, tombstones for those deleted here, and for records the merge found duplicated.
     func localChanges(_ context: inout RoundContext) throws(SyncEngineError) -> [PendingVersion] {
-        let local = try localItems()
+        let (local, unreadable) = try localItems()
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
         var pending: [PendingVersion] = []
         func version(_ item: NewItem?) -> UInt64 {
@@ -77,8 +85,10 @@ extension SyncEngine {
             }
             pending.append(PendingVersion(record: record, primaryKey: primaryKey, item: entry.item, syncClass: syncClass, version: version(entry.item)))
         }
+        // An item missing from what could be read is deleted only if nothing was locked away:
+        // an item of a locked class is not gone, it waits.
         for (primaryKey, synced) in context.state.synced.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) })
-        where local[primaryKey] == nil && context.merge.records[synced.record]?.isDeleted == false {
+        where unreadable.isEmpty && local[primaryKey] == nil && context.merge.records[synced.record]?.isDeleted == false {
             pending.append(PendingVersion(record: synced.record, primaryKey: primaryKey, item: nil, syncClass: .c, version: version(nil)))
         }
         for record in context.merge.duplicateRecords {

@@ -34,13 +34,15 @@ package final class SyncLoop: Sendable {
                 continue
             }
             var wait = 60
+            // Taken before the round: a change made while it runs is seen at once. (The round's
+            // own writes are seen too: one more round, which finds nothing and writes nothing.)
+            let stamp = stampOfKeychain()
             do {
                 let engine = SyncEngine(database: try openKeychain(), home: home)
                 poked.store(false, ordering: .relaxed)
                 _ = try await engine.syncNow()
                 if lastMessage != nil { report("sync: in step again") }
                 (lastMessage, backOff) = (nil, 1)
-                let stamp = stampOfKeychain()
                 await waitForChange(engine, since: stamp, seconds: wait)
                 continue
             } catch {
@@ -50,6 +52,7 @@ package final class SyncLoop: Sendable {
                 wait = backOff
                 backOff = min(backOff * 2, 60)
             }
+            // After a failure, the back-off: only a change after it cuts it short.
             await waitForChange(nil, since: stampOfKeychain(), seconds: wait)
         }
     }

@@ -179,25 +179,54 @@ struct SyncDeviceTests {
                 device.usesAgent = true
                 #expect(try device.keyhaven("agent", "start").status == 0)
             }
-            func eventually(_ what: String, _ condition: () throws -> Bool) async throws {
-                let start = ContinuousClock.now
-                while ContinuousClock.now - start < .seconds(45) {
-                    if try condition() {
-                        print("sync: \(what) after \(ContinuousClock.now - start)")
-                        return
-                    }
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-                Issue.record("\(what): not within 45 seconds")
-            }
             try a.set("live", "v1")
-            try await eventually("an add seen on the other device") { try b.items()["live"] == "v1" }
+            try await Self.eventually("an add seen on the other device") { try b.items()["live"] == "v1" }
             try a.set("live", "v2")
-            try await eventually("a change seen on the other device") { try b.items()["live"] == "v2" }
+            try await Self.eventually("a change seen on the other device") { try b.items()["live"] == "v2" }
             try b.remove("live")
-            try await eventually("a delete seen on the first device") { try a.items()["live"] == nil }
+            try await Self.eventually("a delete seen on the first device") { try a.items()["live"] == nil }
             for device in devices { #expect(try device.keyhaven("agent", "stop").status == 0) }
         }
+    }
+
+    @Test("A locked keychain: the agent syncs the classes it can read, the WhenUnlocked items wait for the unlock; nothing is deleted meanwhile")
+    func lockedClassesWait() async throws {
+        try await Self.withDevices(["open", "locked"]) { server, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try a.set("held", "before", accessibility: "ak")
+            try Self.pair(a, [b], server: server)
+            #expect(try b.items() == ["held": "before"])
+            // b gets a password; its agent is unlocked once (AfterFirstUnlock keys stay), then locked.
+            #expect(try b.keyhaven("set-keychain-password", "-o", "", "-p", "pw").status == 0)
+            b.usesAgent = true
+            #expect(try b.keyhaven("agent", "start").status == 0)
+            #expect(try b.keyhaven("unlock-keychain", "-p", "pw").status == 0)
+            #expect(try b.keyhaven("lock-keychain").status == 0)
+            try b.database.unlock(password: Array("pw".utf8))
+            try a.set("later", "after first unlock", accessibility: "ck")
+            try a.set("when-unlocked", "waits", accessibility: "ak")
+            try Self.syncNow(a)
+            try await Self.eventually("the AfterFirstUnlock item while locked") { try b.items()["later"] == "after first unlock" }
+            #expect(try b.items()["when-unlocked"] == nil)
+            #expect(try b.keyhaven("unlock-keychain", "-p", "pw").status == 0)
+            try await Self.eventually("the WhenUnlocked item after the unlock") { try b.items()["when-unlocked"] == "waits" }
+            try Self.syncNow(a)
+            #expect(try a.items() == ["held": "before", "later": "after first unlock", "when-unlocked": "waits"])
+            #expect(try b.keyhaven("agent", "stop").status == 0)
+        }
+    }
+
+    /// Waits up to 45 seconds for `condition`, polling; records an issue if it never holds.
+    static func eventually(_ what: String, _ condition: () throws -> Bool) async throws {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(45) {
+            if try condition() {
+                print("sync: \(what) after \(ContinuousClock.now - start)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("\(what): not within 45 seconds")
     }
 
     @Test("remove-device: the removed device can no longer pull or push and says so; the others go on; its items stay")
