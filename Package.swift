@@ -284,7 +284,8 @@ let linuxTargets: [Target] = [
         dependencies: ["KeyhavenSyncServer", "KeyhavenSyncProtocol", "KeyhavenSync", "KeychainTestSupport", "KeychainStore", "KeychainModel",
                        "keyhaven-sync-server", "keyhaven", "keyhaven-sync",
                        .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
-                       .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
+                       .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                       .product(name: "PropertyBased", package: "swift-property-based")],
         swiftSettings: strictSwift
     ),
     .testTarget(
