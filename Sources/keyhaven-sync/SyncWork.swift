@@ -19,11 +19,28 @@ func engine(showsProgress: Bool = false) throws -> SyncEngine {
         let home = try KeychainHome.current()
         try home.prepare()
         let progress: (@Sendable (SyncProgress) -> Void)? = showsProgress && isatty(STDOUT_FILENO) == 1 ? ProgressLine.show : nil
-        return SyncEngine(database: try KeychainRegistry.shared.defaultKeychain(), home: home, progress: progress)
+        let database = try KeychainRegistry.shared.defaultKeychain()
+        try unlockOnTerminal(database)
+        return SyncEngine(database: database, home: home, progress: progress)
     } catch {
         printError("keyhaven: sync: the default keychain could not be opened: \(error.message)")
         throw ExitCode(Int32(UInt8(truncatingIfNeeded: error.code.appleStatus)))
     }
+}
+
+/// A default keychain with a password opens locked in this process (the lock model's "reboot"):
+/// on a terminal, asks for its password (without echo) and unlocks it here, as security(1) asks
+/// when a keychain it needs is locked. Without a terminal it stays locked, and what needs it says
+/// so (the agent's background sync, unlocked through `keyhaven unlock-keychain`, needs no prompt).
+func unlockOnTerminal(_ database: KeychainDatabase) throws(StoreError) {
+    let status = database.status()
+    guard status.hasPassword, !status.isUnlocked else { return }
+    let terminal = open("/dev/tty", O_RDWR | O_CLOEXEC)
+    guard terminal >= 0 else { return }
+    close(terminal)
+    var password = try PasswordInput.read(prompt: "password to unlock the default keychain: ")
+    defer { zeroize(&password) }
+    try database.unlock(password: password)
 }
 
 /// The progress of a long exchange, on one terminal line rewritten in place; only past 200

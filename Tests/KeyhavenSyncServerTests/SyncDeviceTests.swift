@@ -214,6 +214,26 @@ struct SyncDeviceTests {
             try Self.syncNow(a)
             #expect(try a.items() == ["held": "before", "later": "after first unlock", "when-unlocked": "waits"])
             #expect(try b.keyhaven("agent", "stop").status == 0)
+            // `keyhaven sync` opens the keychain itself: without a terminal it says it is locked;
+            // on one (script(1) gives it one) it asks for the password, without echo.
+            let locked = try b.keyhaven("sync", "status")
+            #expect(locked.status == 36 && locked.error.contains("locked"))
+            let keyhaven = TestDevice.binaries.appendingPathComponent("keyhaven").path
+            let environment = b.environment.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            let process = Process(), input = Pipe(), output = Pipe()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            process.arguments = ["-q", "-e", "-c", "env \(environment) \(keyhaven) sync status", "/dev/null"]
+            (process.standardInput, process.standardOutput, process.standardError) = (input, output, output)
+            try process.run()
+            var seen = ""
+            while !seen.contains("password to unlock the default keychain: "), let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
+                seen += String(decoding: byte, as: UTF8.self)
+            }
+            input.fileHandleForWriting.write(Data("pw\n".utf8))
+            seen += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0 && seen.contains("Syncing with"), "\(seen)")
+            #expect(!seen.contains("pw"), "the password is not echoed")
         }
     }
 

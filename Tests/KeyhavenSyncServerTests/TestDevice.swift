@@ -43,16 +43,20 @@ final class TestDevice: @unchecked Sendable {
         try run(Self.binaries.appendingPathComponent("keyhaven").path, arguments)
     }
 
-    /// Runs `executable` with this device's environment to its end.
-    func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let process = Process(), output = Pipe(), error = Pipe()
+    /// Runs `executable` with this device's environment to its end, `input` on its standard input.
+    func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String, error: String) {
+        let process = Process(), output = Pipe(), error = Pipe(), stdin = Pipe()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment
         process.standardOutput = output
         process.standardError = error
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
         let out = output.fileHandleForReading.readDataToEndOfFile(), err = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
