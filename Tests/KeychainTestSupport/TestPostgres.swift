@@ -38,6 +38,14 @@ public final class TestPostgres: @unchecked Sendable {
         try run(binaries + "/createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", user, database], asPostgres: asRoot)
     }
 
+    /// Runs one SQL statement with psql on the test database; psql's exit status.
+    public func sql(_ statement: String) throws -> Int32 {
+        guard let binaries = Self.binaries else { throw TestPostgresError("PostgreSQL's binaries are not installed") }
+        let arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-c", statement]
+        return getuid() == 0 ? try Shell.run("/usr/sbin/runuser", ["-u", "postgres", "--", binaries + "/psql"] + arguments)
+                             : try Shell.run(binaries + "/psql", arguments)
+    }
+
     /// Stops the cluster and removes its folder.
     public func stop() {
         if let binaries = Self.binaries {

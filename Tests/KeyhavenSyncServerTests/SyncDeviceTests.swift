@@ -362,6 +362,27 @@ struct SyncDeviceTests {
         server?.stop()
     }
 
+    @Test("A log the server changed is refused with a message and changes nothing; once the true log is back, sync now succeeds")
+    func refusalDoesNotStick() async throws {
+        try await Self.withDevices(["honest", "victim"]) { server, postgres, devices in
+            let (a, b) = (devices[0], devices[1])
+            try a.set("first", "one")
+            try Self.pair(a, [b], server: server)
+            try a.set("second", "two")
+            try Self.syncNow(a)
+            // Flip one bit of the newest entry in the database, as a hostile server could.
+            let flip = "UPDATE keyhaven_entries SET entry = set_byte(entry, 120, get_byte(entry, 120) # 1) "
+                + "WHERE seq = (SELECT max(seq) FROM keyhaven_entries)"
+            #expect(try postgres.sql(flip) == 0)
+            let refused = try b.keyhaven("sync", "now")
+            #expect(refused.status == 93 && refused.error.contains("refused"), "\(refused)")
+            #expect(try b.items() == ["first": "one"])
+            #expect(try postgres.sql(flip) == 0)
+            try Self.syncNow(b)
+            #expect(try b.items() == ["first": "one", "second": "two"])
+        }
+    }
+
     @Test("invite gives up after its timeout with a message; join refuses a malformed code")
     func pairingFailures() async throws {
         try await Self.withDevices(["inviter", "joiner"]) { server, _, devices in

@@ -128,6 +128,19 @@ struct SyncServerTests {
         }
     }
 
+    @Test("A database URL with a password works (and the password is never printed)")
+    func databasePassword() async throws {
+        let postgres = try TestPostgres()
+        defer { postgres.stop() }
+        // The test cluster trusts loopback connections, so any password is taken: what matters is
+        // that the URL is read and the password stays out of the output.
+        let url = "postgres://\(postgres.user):s3cret%2Fcanary@127.0.0.1:\(postgres.port)/\(postgres.database)?sslmode=disable"
+        let server = try TestSyncServer(databaseURL: url)
+        defer { server.stop() }
+        #expect(await (try SyncClient(server: server.url)).isHealthy())
+        #expect(!server.output.contains("s3cret") && server.output.contains("postgres://\(postgres.user)@127.0.0.1"))
+    }
+
     @Test("Past its rate a client gets 429 with Retry-After; the server keeps serving")
     func rateLimit() async throws {
         try await Self.withServer(arguments: ["--rate-limit", "2"]) { server, _ in

@@ -2,6 +2,7 @@ import Foundation
 import KeychainTestSupport
 import KeyhavenSyncProtocol
 import KeyhavenSyncServer
+import Logging
 import Testing
 
 /// The server's store on a real PostgreSQL cluster the test starts: compare-and-swap pushes,
@@ -67,6 +68,26 @@ struct SyncStoreTests {
             #expect(await StoreTest.code { _ = try await store.push([one, gap]) } == .badRequest)
             #expect(await StoreTest.code { _ = try await store.push([]) } == .badRequest)
             #expect(try await store.pull(test.account, after: 0).head == rebased.head)
+        }
+    }
+
+    @Test("An account over its quota: 507, and nothing changes")
+    func quota() async throws {
+        let postgres = try TestPostgres()
+        defer { postgres.stop() }
+        let test = TestAccount()
+        let client = StoreTest.client(postgres)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            var limits = SyncLimits()
+            limits.entriesPerAccount = 3
+            let store = SyncStore(client: client, logger: Logger(label: "keyhaven-sync-test"), limits: limits)
+            try await store.migrate()
+            var head = try await store.createAccount(test.genesis)
+            for counter in 2...3 { head = try await store.push([test.record("fits", after: head, counter: UInt64(counter), by: test.creator)]) }
+            #expect(await StoreTest.code { _ = try await store.push([test.record("over", after: head, counter: 4, by: test.creator)]) } == .quotaExceeded)
+            #expect(try await store.pull(test.account, after: 0).head == head)
+            group.cancelAll()
         }
     }
 
