@@ -281,7 +281,8 @@ let linuxTargets: [Target] = [
     ),
     .testTarget(
         name: "KeyhavenSyncServerTests",
-        dependencies: ["KeyhavenSyncServer", "KeyhavenSyncProtocol", "KeyhavenSync", "KeychainTestSupport", "KeychainStore", "KeychainModel",
+        dependencies: ["KeyhavenSyncServer", "KeyhavenSyncProtocol", "KeyhavenSync", "KeyhavenSyncEngine", "KeychainTestSupport", "KeychainStore",
+                       "KeychainModel",
                        "keyhaven-sync-server", "keyhaven", "keyhaven-sync",
                        .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
                        .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,6 +1,8 @@
 import Foundation
 import KeychainModel
+import KeychainStore
 import KeychainTestSupport
+import KeyhavenSyncEngine
 import PropertyBased
 import Testing
 
@@ -382,6 +384,41 @@ struct SyncDeviceTests {
             #expect(try b.items() == ["first": "one", "second": "two"])
         }
     }
+
+    #if DEBUG
+    @Test("A full disk under the device's keychain at any point of a round: the round fails or completes, nothing is lost, the next converges")
+    func fullDiskDuringRound() async throws {
+        try await Self.withDevices(["full", "source"]) { server, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try Self.pair(a, [b], server: server)
+            try SQLiteFaults.install()
+            var (failed, completed) = (0, 0)
+            for skip in [0, 3, 10, 25, 50, 100, 200, 400, 800, 1600] {
+                for index in 0..<4 { try b.set("item-\(index)", "skip \(skip)") }
+                try Self.syncNow(b)
+                try a.set("local-\(skip)", "mine")
+                // The round in this process, on a connection of its own that goes through the faults.
+                let home = KeychainHome(path: a.home)
+                let database = try KeychainRegistry().database(at: home.defaultKeychainPath, home: home, create: false)
+                SQLiteFaults.arm([.write, .sync], under: a.home, skip: skip, failure: .diskFull)
+                do {
+                    _ = try await SyncEngine(database: database, home: home).syncNow()
+                    completed += 1
+                } catch {
+                    failed += 1
+                }
+                SQLiteFaults.disarm()
+                try Self.syncNow(a)
+                try Self.syncNow(b)
+                try Self.syncNow(a)
+                let (mine, theirs) = (try a.items(), try b.items())
+                #expect(mine == theirs && mine["local-\(skip)"] == "mine" && mine["item-0"] == "skip \(skip)", "skip \(skip)")
+            }
+            print("reliability: sync with a full disk: \(failed) rounds failed cleanly, \(completed) completed")
+            #expect(failed > 0 && completed > 0)
+        }
+    }
+    #endif
 
     @Test("invite gives up after its timeout with a message; join refuses a malformed code")
     func pairingFailures() async throws {
