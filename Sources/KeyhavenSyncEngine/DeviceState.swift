@@ -1,3 +1,4 @@
+import Crypto
 import FoundationEssentials
 import KeychainModel
 import KeyhavenSyncProtocol
@@ -13,10 +14,12 @@ package struct DeviceState: Sendable, WireCodable, CustomStringConvertible {
     package var account: AccountID
     package var device: DeviceID
     package var name: String
-    var signingKey: [UInt8]
-    var agreementKey: [UInt8]
+    // Private keys in swift-crypto's zeroing storage (SecureBytes): a copy of the state in memory
+    // shares them, and they are zeroed when the last one goes.
+    var signingKey: SymmetricKey
+    var agreementKey: SymmetricKey
     /// View keys by epoch (32 bytes each).
-    var viewKeys: [UInt32: [UInt8]]
+    var viewKeys: [UInt32: SymmetricKey]
     /// The head this device verified last: never moves back.
     package var pinned: LogHead
     /// The hybrid clock's last reading and this device's last log counter.
@@ -34,24 +37,39 @@ package struct DeviceState: Sendable, WireCodable, CustomStringConvertible {
 
     init(server: String, account: AccountID, identity: DeviceIdentity, name: String, viewKey: ViewKey?) {
         (self.server, self.account, device, self.name) = (server, account, identity.id, name)
-        (signingKey, agreementKey) = identity.withPrivateKeys { ($0, $1) }
+        (signingKey, agreementKey) = identity.withPrivateKeys { (SymmetricKey(data: $0), SymmetricKey(data: $1)) }
         viewKeys = [:]
-        if let viewKey { viewKeys[viewKey.epoch] = viewKey.withBytes { $0 } }
+        if let viewKey { viewKeys[viewKey.epoch] = viewKey.withBytes { SymmetricKey(data: $0) } }
         (pinned, clock, counter, synced, isRemoved) = (.empty, 0, 0, [:], false)
     }
 
     /// The device's identity, from its stored keys.
     func identity() throws(SyncEngineError) -> DeviceIdentity {
+        var (signing, agreement) = (Self.bytes(signingKey), Self.bytes(agreementKey))
+        defer {
+            zeroize(&signing)
+            zeroize(&agreement)
+        }
         do {
-            return try DeviceIdentity(id: device, signingKey: signingKey, agreementKey: agreementKey)
+            return try DeviceIdentity(id: device, signingKey: signing, agreementKey: agreement)
         } catch {
             throw SyncEngineError(.keychain, "this device's stored sync keys are damaged")
         }
     }
 
     func viewKey(epoch: UInt32) -> ViewKey? {
-        viewKeys[epoch].flatMap { try? ViewKey(epoch: epoch, bytes: $0) }
+        guard let key = viewKeys[epoch] else { return nil }
+        var bytes = Self.bytes(key)
+        defer { zeroize(&bytes) }
+        return try? ViewKey(epoch: epoch, bytes: bytes)
     }
+
+    /// Keeps a view key this device received.
+    mutating func keep(_ viewKey: ViewKey) {
+        viewKeys[viewKey.epoch] = viewKey.withBytes { SymmetricKey(data: $0) }
+    }
+
+    static func bytes(_ key: SymmetricKey) -> [UInt8] { key.withUnsafeBytes { Array($0) } }
 
     package func write(to writer: inout ByteWriter) {
         writer.u8(Self.format)
@@ -59,12 +77,12 @@ package struct DeviceState: Sendable, WireCodable, CustomStringConvertible {
         account.write(to: &writer)
         device.write(to: &writer)
         name.write(to: &writer)
-        writer.raw(signingKey)
-        writer.raw(agreementKey)
+        signingKey.withUnsafeBytes { writer.raw($0) }
+        agreementKey.withUnsafeBytes { writer.raw($0) }
         writer.u32(UInt32(viewKeys.count))
         for (epoch, key) in viewKeys.sorted(by: { $0.key < $1.key }) {
             writer.u32(epoch)
-            writer.raw(key)
+            key.withUnsafeBytes { writer.raw($0) }
         }
         pinned.write(to: &writer)
         writer.u64(clock)
@@ -81,14 +99,14 @@ package struct DeviceState: Sendable, WireCodable, CustomStringConvertible {
         account = try AccountID(from: &reader)
         device = try DeviceID(from: &reader)
         name = try String(from: &reader)
-        signingKey = Array(try reader.take(32))
-        agreementKey = Array(try reader.take(32))
+        signingKey = SymmetricKey(data: try reader.take(32))
+        agreementKey = SymmetricKey(data: try reader.take(32))
         let keyCount = Int(try reader.u32())
         guard keyCount <= reader.remaining / 36 else { throw StoreError(.decode, "a sync state that is truncated") }
         viewKeys = [:]
         for _ in 0..<keyCount {
             let epoch = try reader.u32()
-            viewKeys[epoch] = Array(try reader.take(32))
+            viewKeys[epoch] = SymmetricKey(data: try reader.take(32))
         }
         pinned = try LogHead(from: &reader)
         clock = try reader.u64()

@@ -124,7 +124,7 @@ extension SyncEngine {
                                               primaryKey: primaryKey, content: payload))
         case .addDevice(let addition) where addition.device == context.state.device:
             let viewKey = try addition.share.open(with: context.identity, account: context.state.account)
-            context.state.viewKeys[viewKey.epoch] = viewKey.withBytes { $0 }
+            context.state.keep(viewKey)
         case .removeDevice(let device) where device == context.state.device:
             context.state.isRemoved = true
         default:
