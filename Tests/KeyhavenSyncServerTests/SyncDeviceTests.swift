@@ -420,6 +420,30 @@ struct SyncDeviceTests {
     }
     #endif
 
+    @Test("PostgreSQL reporting a full disk (SQLSTATE 53100) on a push: 503, nothing changes, the device says so; once it has room, the next sync converges")
+    func databaseFull() async throws {
+        try await Self.withDevices(["pusher", "puller"]) { server, postgres, devices in
+            let (a, b) = (devices[0], devices[1])
+            try Self.pair(a, [b], server: server)
+            try a.set("waiting", "for room")
+            // Every insert of an entry fails as a full disk makes it fail.
+            #expect(try postgres.sql("""
+                CREATE FUNCTION keyhaven_test_full() RETURNS trigger AS $$ BEGIN
+                RAISE EXCEPTION 'could not extend file' USING ERRCODE = '53100'; END $$ LANGUAGE plpgsql;
+                CREATE TRIGGER keyhaven_test_full BEFORE INSERT ON keyhaven_entries FOR EACH ROW EXECUTE FUNCTION keyhaven_test_full();
+                """) == 0)
+            let full = try a.keyhaven("sync", "now")
+            #expect(full.status != 0 && full.error.contains("database failed"), "\(full)")
+            try Self.syncNow(b)
+            #expect(try b.items().isEmpty)
+            #expect(try a.items() == ["waiting": "for room"])
+            #expect(try postgres.sql("DROP TRIGGER keyhaven_test_full ON keyhaven_entries") == 0)
+            try Self.syncNow(a)
+            try Self.syncNow(b)
+            #expect(try b.items() == ["waiting": "for room"])
+        }
+    }
+
     @Test("invite gives up after its timeout with a message; join refuses a malformed code")
     func pairingFailures() async throws {
         try await Self.withDevices(["inviter", "joiner"]) { server, _, devices in
