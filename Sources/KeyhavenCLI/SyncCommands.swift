@@ -26,13 +26,19 @@ package struct SyncCommand: ParsableCommand {
     package init() {}
 }
 
+/// The server and this device's name, as `create`, `join` and `recover` take them.
+package struct SyncDeviceOptions: ParsableArguments {
+    @Option(help: "The sync server: https://HOST[:PORT], or http:// to a loopback address.") package var server: String
+    @Option(help: "This device's name, as other devices list it (default: the host name).") package var name: String?
+    package init() {}
+}
+
 /// `keyhaven sync create --server URL [--name NAME]`.
 package struct SyncCreate: SyncSubcommand {
     package static let configuration = CommandConfiguration(
         commandName: "create", abstract: "Create a sync account with this machine as its first device; print the recovery key once.",
         discussion: "The recovery key is printed once, on a line \"Recovery key: KEY\". Keep it offline: with it, a machine that lost everything gets the items back.")
-    @Option(help: "The sync server: https://HOST[:PORT], or http:// to a loopback address.") package var server: String
-    @Option(help: "This device's name, as other devices list it (default: the host name).") package var name: String?
+    @OptionGroup package var device: SyncDeviceOptions
     package init() {}
 }
 
@@ -52,9 +58,8 @@ package struct SyncInvite: SyncSubcommand {
 package struct SyncJoin: SyncSubcommand {
     package static let configuration = CommandConfiguration(
         commandName: "join", abstract: "Join a sync account with the code `keyhaven sync invite` printed on a device already on it.")
-    @Option(help: "The sync server: https://HOST[:PORT], or http:// to a loopback address.") package var server: String
+    @OptionGroup package var device: SyncDeviceOptions
     @Option(help: "The pairing code.") package var code: String
-    @Option(help: "This device's name, as other devices list it (default: the host name).") package var name: String?
     package init() {}
 }
 
@@ -100,9 +105,8 @@ package struct SyncRecover: SyncSubcommand {
     package static let configuration = CommandConfiguration(
         commandName: "recover", abstract: "On a machine that lost everything: join the account with its recovery key.",
         discussion: "KEY is what `keyhaven sync create` printed after \"Recovery key:\" (dashes, spaces and case do not matter). Give - to read it from standard input.")
-    @Option(help: "The sync server: https://HOST[:PORT], or http:// to a loopback address.") package var server: String
+    @OptionGroup package var device: SyncDeviceOptions
     @Option(name: .customLong("recovery-key"), help: "The recovery key, or - to read it from standard input.") package var recoveryKey: String
-    @Option(help: "This device's name, as other devices list it (default: the host name).") package var name: String?
     package init() {}
 }
 

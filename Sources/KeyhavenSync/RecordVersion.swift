@@ -1,7 +1,8 @@
 import KeyhavenSyncProtocol
 
 /// One version of a record as the merge sees it, once opened: who wrote it and when, whether it is
-/// a tombstone, the item's primary key (a keyed digest, opaque here) and the rest of its payload.
+/// a tombstone, the item's primary key and what tells its content from another's (opaque here: the
+/// engine gives the SHA-256 of the payload, so the merge holds no plaintext).
 package struct RecordVersion: Hashable, Sendable {
     package let record: RecordID
     package let version: UInt64

@@ -39,10 +39,7 @@ package struct SyncClient: Sendable {
               components.user == nil, components.query == nil, components.fragment == nil else { return false }
         switch components.scheme {
         case "https": return true
-        case "http":
-            let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-            let loopbackIPv4 = parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
-            return loopbackIPv4 || host == "localhost" || host == "::1" || host == "[::1]"
+        case "http": return Loopback.contains(host)
         default: return false
         }
     }

@@ -31,12 +31,15 @@ enum ItemPayload {
         return writer.bytes
     }
 
-    /// SHA-256 of the item's encoding: equal digests, equal items.
+    /// SHA-256 of the payload that carries `item`: equal digests, equal items. The merge keeps
+    /// these, never the payloads, so no plaintext outlives the moment it is needed.
     static func digest(_ item: NewItem) -> [UInt8] {
-        var bytes = item.wireBytes
+        var bytes = encode(primaryKey: primaryKey(item), item: item)
         defer { zeroize(&bytes) }
-        return Array(SHA256.hash(data: bytes))
+        return digest(payload: bytes)
     }
+
+    static func digest(payload: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: payload)) }
 
     /// The accessibilities whose items sync: WhenUnlocked, AfterFirstUnlock, Always.
     static let syncingAccessibilities = ["ak", "ck", "dk"]

@@ -16,7 +16,7 @@ extension SyncEngine {
         var context = try loadContext(state, identity: identity, cache: cache)
         for attempt in 0..<20 {
             if attempt > 0 { await Self.backOff(attempt) }
-            _ = try await pull(&context, client: client, identity: identity, cache: cache)
+            _ = try await pull(&context, client: client, cache: cache)
             let counter = max(context.state.counter, context.log.roster[context.state.device]?.lastCounter ?? 0) + 1
             let entry = LogEntry(try body(context), account: context.state.account, after: context.log.head, counter: counter,
                                  epoch: context.log.epoch, signedBy: identity)

@@ -16,16 +16,10 @@ extension SyncEngine {
         for (primaryKey, live) in target.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
             applied += 1
             if applied % 100 == 0 { progress?(SyncProgress(phase: .applying, done: applied, total: target.count)) }
-            let item: NewItem
-            do {
-                guard let decoded = try ItemPayload.decode(live.version.content).item else { continue }
-                item = decoded
-            } catch {
-                throw SyncEngineError(error)
-            }
-            let wanted = ItemPayload.digest(item)
             var digest = local[primaryKey]?.digest
-            if digest != wanted {
+            if digest != live.version.content {
+                // Only now, and only for an item to write, is its payload opened.
+                guard let item = try Self.item(of: live.version, in: context) else { continue }
                 do {
                     if local[primaryKey] == nil {
                         _ = try database.add(item, caller: Self.itemCaller)
@@ -71,10 +65,31 @@ extension SyncEngine {
         }
     }
 
+    /// The item `version` carries: this device's own, or its sealed record opened with the view key
+    /// of its epoch.
+    static func item(of version: RecordVersion, in context: RoundContext) throws(SyncEngineError) -> NewItem? {
+        switch context.sources[version] {
+        case .local(let item)?:
+            return item
+        case .sealed(let sealed, let epoch)?:
+            guard let viewKey = context.state.viewKey(epoch: epoch) else {
+                throw SyncEngineError(.refused, "no view key for epoch \(epoch)", refusal: .missingKeyShare)
+            }
+            do {
+                var payload = try sealed.open(viewKey: viewKey, account: context.state.account)
+                defer { zeroize(&payload) }
+                return try ItemPayload.decode(payload).item
+            } catch {
+                throw SyncEngineError(error)
+            }
+        case nil:
+            throw SyncEngineError(.keychain, "a merged version without its record (a bug)")
+        }
+    }
+
     /// Pushes `pending` after the verified head; false when another device pushed first (pull,
     /// then again). On success the entries are verified as any, kept, and the merge has them.
-    func push(_ pending: [PendingVersion], context: inout RoundContext, client: SyncClient, identity: DeviceIdentity,
-              cache: LogCache) async throws(SyncEngineError) -> Bool {
+    func push(_ pending: [PendingVersion], context: inout RoundContext, client: SyncClient, cache: LogCache) async throws(SyncEngineError) -> Bool {
         let epoch = context.log.epoch
         guard let viewKey = context.state.viewKey(epoch: epoch) else {
             throw SyncEngineError(.refused, "no view key for the account's epoch \(epoch)", refusal: .missingKeyShare)
@@ -88,7 +103,7 @@ extension SyncEngine {
             defer { zeroize(&payload) }
             let sealed = SealedRecord.seal(payload, record: version.record, syncClass: version.syncClass, version: version.version,
                                            isDeleted: version.item == nil, viewKey: viewKey, account: context.state.account)
-            let entry = LogEntry(.record(sealed), account: context.state.account, after: head, counter: counter, epoch: epoch, signedBy: identity)
+            let entry = LogEntry(.record(sealed), account: context.state.account, after: head, counter: counter, epoch: epoch, signedBy: context.identity)
             entries.append(entry)
             head = entry.head
         }
@@ -119,7 +134,7 @@ extension SyncEngine {
             next.entries += chunk
             next.state.pinned = next.log.head
             next.state.counter = chunk.last!.deviceCounter
-            try cache.save(next.entries, head: next.log.head)
+            next.cachedBytes = try cache.append(chunk, all: next.entries, after: context.cachedBytes)
             context = next
             start = context.log.head
             pushed += chunk.count

@@ -37,17 +37,18 @@ extension SyncEngine {
     /// The account's devices, from the verified log kept here (`sync now` brings it up to date).
     package func devices() throws(SyncEngineError) -> [SyncDeviceInfo] {
         guard let state = try states.load() else { throw SyncEngineError(.notJoined, "this keychain home does not sync") }
-        let context = try loadContext(state, identity: try state.identity(), cache: LogCache(home: home, account: state.account))
+        // The verified log is enough: no record is opened to list the devices.
+        let loaded = LogCache(home: home, account: state.account).load(pinned: state.pinned)
         var lastSeen: [DeviceID: UInt64] = [:]
         var names: [DeviceID: (name: String, at: UInt64)] = [:]
-        for entry in context.entries {
+        for entry in loaded.entries {
             lastSeen[entry.device] = entry.sequence
             if case .addDevice(let addition) = entry.body {
                 let name = state.viewKey(epoch: entry.keyEpoch).flatMap { try? addition.name(viewKey: $0, account: state.account) } ?? "?"
                 names[addition.device] = (name, entry.sequence)
             }
         }
-        return context.log.roster.sorted { ($0.value.addedAt, $0.key) < ($1.value.addedAt, $1.key) }.map { id, member in
+        return loaded.log.roster.sorted { ($0.value.addedAt, $0.key) < ($1.value.addedAt, $1.key) }.map { id, member in
             let name = names[id]?.name ?? "?", isRecoveryKey = name == RecoveryKey.rosterName
             return SyncDeviceInfo(id: id, name: isRecoveryKey ? "recovery key" : name, addedBy: member.addedBy, addedAt: member.addedAt,
                                   lastSeen: lastSeen[id] ?? member.addedAt, isActive: member.isActive, isThisDevice: id == state.device,

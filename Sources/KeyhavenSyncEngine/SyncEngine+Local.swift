@@ -15,7 +15,10 @@ struct PendingVersion: Sendable {
     var payload: [UInt8] { ItemPayload.encode(primaryKey: primaryKey, item: item) }
 
     func recordVersion(device: DeviceID) -> RecordVersion {
-        RecordVersion(record: record, version: version, device: device, isDeleted: item == nil, primaryKey: primaryKey, content: payload)
+        var bytes = payload
+        defer { zeroize(&bytes) }
+        return RecordVersion(record: record, version: version, device: device, isDeleted: item == nil, primaryKey: primaryKey,
+                             content: ItemPayload.digest(payload: bytes))
     }
 }
 
@@ -78,7 +81,7 @@ extension SyncEngine {
                 guard synced.digest != entry.digest else { continue }
                 record = synced.record
             } else if let existing = live[primaryKey] {
-                guard ItemPayload.digest(ofPayload: existing.version.content) != entry.digest else { continue }
+                guard existing.version.content != entry.digest else { continue }
                 record = existing.record
             } else {
                 record = RecordID()
@@ -97,12 +100,5 @@ extension SyncEngine {
         }
         context.state.clock = context.clock.last
         return pending
-    }
-}
-
-extension ItemPayload {
-    /// The digest of the item a (live) record's payload carries.
-    static func digest(ofPayload payload: [UInt8]) -> [UInt8]? {
-        (try? decode(payload))?.item.map(digest)
     }
 }

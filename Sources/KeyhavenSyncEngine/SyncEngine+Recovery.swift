@@ -26,7 +26,7 @@ extension SyncEngine {
         let device = DeviceIdentity()
         for attempt in 0..<20 {
             if attempt > 0 { await Self.backOff(attempt) }
-            _ = try await pull(&context, client: client, identity: recovery, cache: cache)
+            _ = try await pull(&context, client: client, cache: cache)
             guard context.log.roster[recovery.id]?.isActive == true else {
                 throw SyncEngineError(.pairing, "that recovery key was removed from its account")
             }

@@ -19,17 +19,28 @@ package struct SyncReport: Sendable, Hashable {
     package var head = LogHead.empty
 }
 
-/// One device's view while a round runs: the verified log, the merge over it, the local items.
-struct RoundContext {
+/// Where a version's item is, for when it must be written: sealed in the log (opened then), or
+/// this device's own, not pushed yet.
+enum VersionSource: Sendable {
+    case sealed(SealedRecord, epoch: UInt32)
+    case local(NewItem?)
+}
+
+/// One device's view while a round runs: the verified log, the merge over it (digests, no
+/// plaintext) and where each version's item is.
+struct RoundContext: Sendable {
     let identity: DeviceIdentity
     var state: DeviceState
     var log: LogState
     var entries: [LogEntry]
     var merge = MergeState()
+    var sources: [RecordVersion: VersionSource] = [:]
     var clock: HybridClock
     /// Record entries under an epoch whose view key this device does not hold yet (a joining
     /// device reads the records before its own addition, which carries its key share).
     var deferred: [LogEntry] = []
+    /// The bytes of the log cache file that hold `entries`.
+    var cachedBytes = 0
 
     init(identity: DeviceIdentity, state: DeviceState) {
         (self.identity, self.state) = (identity, state)
@@ -53,7 +64,13 @@ extension SyncEngine {
         let client = try Self.client(state.server, http: http)
         let identity = try state.identity()
         let cache = LogCache(home: home, account: state.account)
-        var context = try loadContext(state, identity: identity, cache: cache)
+        var context: RoundContext
+        if let kept = rememberedContext(for: state) {
+            context = kept
+        } else {
+            context = try loadContext(state, identity: identity, cache: cache)
+        }
+        remembered.withLock { $0 = nil }
         var report = SyncReport()
         // The edits made here, as versions dated now (or by the item's change date, if earlier).
         var pending = try localChanges(&context)
@@ -61,7 +78,7 @@ extension SyncEngine {
         for _ in 0..<20 {
             if lostRaces > 0 { await Self.backOff(lostRaces) }
             do {
-                report.pulled += try await pull(&context, client: client, identity: identity, cache: cache)
+                report.pulled += try await pull(&context, client: client, cache: cache)
             } catch {
                 if context.state.isRefusedByServer { try states.save(context.state) }
                 throw error
@@ -71,14 +88,20 @@ extension SyncEngine {
                 SyncMembership.leave(home)
                 throw SyncEngineError(.removed, "this device was removed from its sync account; its items stay here")
             }
-            for version in pending { context.merge.apply(version.recordVersion(device: context.state.device)) }
+            for pendingVersion in pending {
+                let version = pendingVersion.recordVersion(device: context.state.device)
+                context.merge.apply(version)
+                context.sources[version] = .local(pendingVersion.item)
+            }
             try reconcile(&context, pending: Set(pending.map(\.record)), report: &report)
             try states.save(context.state)
             if pending.isEmpty {
                 report.head = context.log.head
+                let finished = context
+                remembered.withLock { $0 = finished }
                 return report
             }
-            guard try await push(pending, context: &context, client: client, identity: identity, cache: cache) else {
+            guard try await push(pending, context: &context, client: client, cache: cache) else {
                 lostRaces += 1
                 continue
             }
@@ -91,17 +114,26 @@ extension SyncEngine {
         throw SyncEngineError(.server, "the log kept moving during 20 rounds: sync again")
     }
 
+    /// The context the last round ended with, brought up to `state` (loaded anew from the
+    /// keychain), if it is still where this device's pinned head is; nil otherwise.
+    func rememberedContext(for state: DeviceState) -> RoundContext? {
+        guard var context = remembered.withLock({ $0 }), context.state.account == state.account, context.state.device == state.device,
+              context.log.head == state.pinned, context.deferred.isEmpty else { return nil }
+        context.state = state
+        context.clock.observe(state.clock)
+        return context
+    }
+
     /// The verified log from the cache (or none, when it must be pulled again) and the merge over it.
     func loadContext(_ state: DeviceState, identity: DeviceIdentity, cache: LogCache) throws(SyncEngineError) -> RoundContext {
-        let entries = cache.load(pinned: state.pinned)
+        let loaded = cache.load(pinned: state.pinned)
         var context = RoundContext(identity: identity, state: state)
+        (context.log, context.entries, context.cachedBytes) = (loaded.log, loaded.entries, loaded.byteCount)
         do {
-            context.log = try LogState(account: state.account).verifying(entries, serverHead: entries.last?.head ?? .empty)
-            context.entries = entries
-            for entry in entries { try absorb(entry, into: &context) }
+            for entry in loaded.entries { try absorb(entry, into: &context) }
             try absorbDeferred(&context, final: true)
         } catch {
-            // A cache that does not verify or open is dropped: everything is pulled again.
+            // A cache whose records do not open is dropped: everything is pulled again.
             context = RoundContext(identity: identity, state: state)
         }
         return context
@@ -116,12 +148,15 @@ extension SyncEngine {
                 context.deferred.append(entry)
                 return
             }
+            // Opened once to learn its primary key and digest; the plaintext goes at once.
             var payload = try sealed.open(viewKey: viewKey, account: context.state.account)
             defer { zeroize(&payload) }
-            let (primaryKey, _) = try ItemPayload.decode(payload)
+            let primaryKey = try ItemPayload.decode(payload).primaryKey
+            let version = RecordVersion(record: sealed.record, version: sealed.version, device: entry.device, isDeleted: sealed.isDeleted,
+                                        primaryKey: primaryKey, content: ItemPayload.digest(payload: payload))
             context.clock.observe(sealed.version)
-            context.merge.apply(RecordVersion(record: sealed.record, version: sealed.version, device: entry.device, isDeleted: sealed.isDeleted,
-                                              primaryKey: primaryKey, content: payload))
+            context.merge.apply(version)
+            context.sources[version] = .sealed(sealed, epoch: entry.keyEpoch)
         case .addDevice(let addition) where addition.device == context.state.device:
             let viewKey = try addition.share.open(with: context.identity, account: context.state.account)
             context.state.keep(viewKey)
@@ -144,12 +179,12 @@ extension SyncEngine {
     }
 
     /// Pulls what is new, verifies it all or nothing, keeps it; how many entries.
-    func pull(_ context: inout RoundContext, client: SyncClient, identity: DeviceIdentity, cache: LogCache) async throws(SyncEngineError) -> Int {
+    func pull(_ context: inout RoundContext, client: SyncClient, cache: LogCache) async throws(SyncEngineError) -> Int {
         var count = 0
         while true {
             let batch: LogBatch
             do {
-                batch = try await client.pull(context.state.account, after: context.log.head.sequence, as: identity)
+                batch = try await client.pull(context.state.account, after: context.log.head.sequence, as: context.identity)
             } catch where error.serverCode == "forbidden" {
                 // Kept by `syncNow`, the caller that owns this state.
                 context.state.isRefusedByServer = true
@@ -179,7 +214,7 @@ extension SyncEngine {
             next.entries += batch.entries
             if next.log.head.sequence > next.state.pinned.sequence { next.state.pinned = next.log.head }
             next.state.clock = next.clock.last
-            if !batch.entries.isEmpty { try cache.save(next.entries, head: next.log.head) }
+            if !batch.entries.isEmpty { next.cachedBytes = try cache.append(batch.entries, all: next.entries, after: context.cachedBytes) }
             context = next
             count += batch.entries.count
             let left = Int(clamping: batch.head.sequence &- min(batch.head.sequence, context.log.head.sequence))

@@ -4,6 +4,7 @@ import KeychainModel
 import KeychainStore
 import KeyhavenSync
 import KeyhavenSyncProtocol
+import Synchronization
 
 /// A device's sync engine on its default keychain: it pulls and verifies the account's log,
 /// merges every version by the rule every device applies alike (``MergeState``), makes the
@@ -19,6 +20,10 @@ package final class SyncEngine: Sendable {
     let states: DeviceStateStore
     /// Told how far a round is (for a command on a terminal to show).
     let progress: (@Sendable (SyncProgress) -> Void)?
+    /// The verified log and merge after the last round that succeeded: the next round starts from
+    /// it instead of verifying and opening the whole cached log again (the agent's rounds), as
+    /// long as the head this device pinned is still the one it ended at.
+    let remembered = Mutex<RoundContext?>(nil)
 
     package init(database: KeychainDatabase, home: KeychainHome, http: HTTPClient = SyncClient.defaultHTTP,
                  progress: (@Sendable (SyncProgress) -> Void)? = nil) {
@@ -53,7 +58,7 @@ package final class SyncEngine: Sendable {
         var state = DeviceState(server: client.server, account: account, identity: identity, name: name, viewKey: viewKey)
         state.counter = 2
         state.pinned = addRecovery.head
-        try LogCache(home: home, account: account).save([genesis, addRecovery], head: addRecovery.head)
+        _ = try LogCache(home: home, account: account).append([genesis, addRecovery], all: [genesis, addRecovery], after: 0)
         try states.save(state)
         try markMember(account)
         _ = try await syncNow()

@@ -28,6 +28,8 @@ package final class SyncLoop: Sendable {
     package func run() async {
         var lastMessage: String?
         var backOff = 1
+        // Kept from round to round (it remembers the verified log), while the keychain is the same.
+        var engine: SyncEngine?
         while !Task.isCancelled {
             guard SyncMembership.isMember(home) else {
                 try? await Task.sleep(for: .seconds(2))
@@ -38,12 +40,14 @@ package final class SyncLoop: Sendable {
             // own writes are seen too: one more round, which finds nothing and writes nothing.)
             let stamp = stampOfKeychain()
             do {
-                let engine = SyncEngine(database: try openKeychain(), home: home)
+                let database = try openKeychain()
+                let current = engine.flatMap { $0.database === database ? $0 : nil } ?? SyncEngine(database: database, home: home)
+                engine = current
                 poked.store(false, ordering: .relaxed)
-                _ = try await engine.syncNow()
+                _ = try await current.syncNow()
                 if lastMessage != nil { report("sync: in step again") }
                 (lastMessage, backOff) = (nil, 1)
-                await waitForChange(engine, since: stamp, seconds: wait)
+                await waitForChange(current, since: stamp, seconds: wait)
                 continue
             } catch {
                 if error.message != lastMessage { report("sync: \(error.message)") }

@@ -1,3 +1,5 @@
+import KeyhavenSyncProtocol
+
 /// `--bind HOST:PORT` (`[IPV6]:PORT` for IPv6), and whether the host is a loopback address: the
 /// server speaks plain HTTP only there.
 package struct ServerBindAddress: Sendable, CustomStringConvertible {
@@ -20,11 +22,7 @@ package struct ServerBindAddress: Sendable, CustomStringConvertible {
     }
 
     /// 127.0.0.0/8, ::1 or localhost.
-    package var isLoopback: Bool {
-        if host == "localhost" || host == "::1" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
-    }
+    package var isLoopback: Bool { Loopback.contains(host) }
 
     package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 

@@ -30,12 +30,6 @@ package struct SyncServerError: Error, Sendable, Hashable, CustomStringConvertib
 
         package var description: String { backing.rawValue }
 
-        /// The code a refusal names in its `Keyhaven-Error` header.
-        package init?(name: String) {
-            guard let backing = Backing(rawValue: name) else { return nil }
-            self.init(backing)
-        }
-
         /// The HTTP status of this refusal.
         package var httpStatus: Int {
             switch backing {

@@ -7,6 +7,11 @@ import KeyhavenSyncEngine
 import KeyhavenSyncProtocol
 import Synchronization
 
+extension SyncDeviceOptions {
+    /// `--name`, else the host name.
+    var deviceName: String { name ?? ProcessInfo.processInfo.hostName }
+}
+
 /// A sync subcommand's work (its options are `KeyhavenCLI`'s).
 protocol SyncWork {
     func work() async throws
@@ -84,7 +89,7 @@ func printJSON(_ value: Any) {
 
 extension SyncCreate: SyncWork {
     func work() async throws {
-        let name = self.name ?? ProcessInfo.processInfo.hostName
+        let (server, name) = (device.server, device.deviceName)
         let engine = try engine()
         let recovery = try await reporting("create") { () throws(SyncEngineError) in try await engine.create(server: server, name: name) }
         let status = try engine.status()
@@ -115,7 +120,7 @@ extension SyncJoin: SyncWork {
             printError("keyhaven: sync join: that is not a pairing code (26 letters and digits, as `keyhaven sync invite` prints it)")
             throw ExitCode(Int32(UInt8(truncatingIfNeeded: Int32(-50))))
         }
-        let name = self.name ?? ProcessInfo.processInfo.hostName
+        let (server, name) = (device.server, device.deviceName)
         let engine = try engine(showsProgress: true)
         let report = try await reporting("join") { () throws(SyncEngineError) in try await engine.join(server: server, code: pairing, name: name) }
         printLine("Joined; in step at \(report.head.fingerprint): \(report.added) items added here, \(report.pushed) pushed.")
@@ -199,7 +204,7 @@ extension SyncRecover: SyncWork {
             printError("keyhaven: sync recover: that is not a recovery key (52 letters and digits, as `keyhaven sync create` printed it)")
             throw ExitCode(Int32(UInt8(truncatingIfNeeded: Int32(-50))))
         }
-        let name = self.name ?? ProcessInfo.processInfo.hostName
+        let (server, name) = (device.server, device.deviceName)
         let engine = try engine(showsProgress: true)
         let report = try await reporting("recover") { () throws(SyncEngineError) in try await engine.recover(server: server, key: key, name: name) }
         printLine("Recovered; in step at \(report.head.fingerprint): \(report.added) items added here.")
