@@ -96,6 +96,16 @@ extension SyncEngine {
         }
         for record in context.merge.duplicateRecords {
             guard let winner = context.merge.records[record], !pending.contains(where: { $0.record == record }) else { continue }
+            // The surviving record takes the content the merge chose, which may be this
+            // duplicate's: before the duplicate goes, the survivor gets a version carrying it
+            // (else the tombstone would bring the survivor's older content back).
+            if let survivor = live[winner.primaryKey], context.merge.records[survivor.record] != survivor.version,
+               !pending.contains(where: { $0.record == survivor.record }) {
+                guard let entry = local[winner.primaryKey], entry.digest == survivor.version.content,
+                      let syncClass = ItemPayload.syncClass(entry.item) else { continue }  // not here yet (locked): later
+                pending.append(PendingVersion(record: survivor.record, primaryKey: winner.primaryKey, item: entry.item, syncClass: syncClass,
+                                              version: version(entry.item)))
+            }
             pending.append(PendingVersion(record: record, primaryKey: winner.primaryKey, item: nil, syncClass: .c, version: version(nil)))
         }
         context.state.clock = context.clock.last
