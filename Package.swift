@@ -286,6 +286,7 @@ let linuxTargets: [Target] = [
                        "keyhaven-sync-server", "keyhaven", "keyhaven-sync",
                        .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
                        .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                       .product(name: "Hummingbird", package: "hummingbird"),
                        .product(name: "PropertyBased", package: "swift-property-based")],
         swiftSettings: strictSwift
     ),

@@ -20,7 +20,8 @@ package struct SyncCommand: ParsableCommand {
             ciphertext only. The server is https://HOST[:PORT], or http:// to a loopback address. \
             Exit status: 0 when in step; otherwise the OSStatus's low byte and a message.
             """,
-        subcommands: [SyncCreate.self, SyncInvite.self, SyncJoin.self, SyncNow.self, SyncStatus.self, SyncDevices.self, SyncRemoveDevice.self, SyncRecover.self, SyncLeave.self]
+        subcommands: [SyncCreate.self, SyncInvite.self, SyncJoin.self, SyncNow.self, SyncStatus.self, SyncDevices.self, SyncRemoveDevice.self, SyncRecover.self,
+                      SyncRotateRecoveryKey.self, SyncVerify.self, SyncLeave.self]
     ).underKeyhaven
 
     package init() {}
@@ -71,11 +72,40 @@ package struct SyncNow: SyncSubcommand {
     package init() {}
 }
 
-/// `keyhaven sync status [--json]`.
+/// `keyhaven sync status [--json] [--stale-after SECONDS]`.
 package struct SyncStatus: SyncSubcommand {
     package static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show whether this machine syncs, with which server and account, and where it is in the log.")
+        commandName: "status", abstract: "Show whether this machine syncs, with which server and account, and where it is in the log.",
+        discussion: """
+            Also names the refusal the last round ended in (as "fork detected"), and warns about each device not heard             from for longer than --stale-after: every device signs a heartbeat into the log now and then, so a device             whose heartbeats stop coming is offline, or the server withholds its entries. --json: one object with             "syncing", "removed", "refusal" (null or {"name", "message"}) and "staleDevices".
+            """)
     @Flag(help: "One JSON object.") package var json = false
+    @Option(name: .customLong("stale-after"), help: "Warn about a device whose last heartbeat is older than this, in seconds.")
+    package var staleAfter: Int = 7 * 86_400
+    package func validate() throws {
+        guard staleAfter > 0 else { throw ValidationError("--stale-after is a number of seconds above 0") }
+    }
+    package init() {}
+}
+
+/// `keyhaven sync verify [--at POSITION] [--json]`.
+package struct SyncVerify: SyncSubcommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "verify", abstract: "Sync, then print a short fingerprint of the verified head, to compare between devices.",
+        discussion: """
+            Two devices that print different fingerprints for the same position were shown different histories by the             server (a fork): stop using that server. A device further along prints a later position: run             `keyhaven sync verify --at POSITION` on it with the other's position. Exit non-zero, naming the refusal,             when what the server sends does not verify.
+            """)
+    @Option(help: "The position in the log to print the fingerprint of (default: the verified head).") package var at: UInt64?
+    @Flag(help: "Print what is verified here without syncing first.") package var offline = false
+    @Flag(help: "One JSON object: \"sequence\" and \"fingerprint\".") package var json = false
+    package init() {}
+}
+
+/// `keyhaven sync rotate-recovery-key`.
+package struct SyncRotateRecoveryKey: SyncSubcommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "rotate-recovery-key", abstract: "Replace the recovery key: print the new one once; the old one opens nothing new.",
+        discussion: "The old key's pseudo-device is removed and the account's keys are rotated in the same push: the server refuses the old key, and nothing written from then on opens with it. The new key is printed on a line \"Recovery key: KEY\".")
     package init() {}
 }
 

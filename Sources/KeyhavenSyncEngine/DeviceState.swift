@@ -44,7 +44,7 @@ package struct DeviceState: Sendable, WireCodable, CustomStringConvertible {
     }
 
     /// The device's identity, from its stored keys.
-    func identity() throws(SyncEngineError) -> DeviceIdentity {
+    package func identity() throws(SyncEngineError) -> DeviceIdentity {
         var (signing, agreement) = (Self.bytes(signingKey), Self.bytes(agreementKey))
         defer {
             zeroize(&signing)
@@ -63,6 +63,10 @@ package struct DeviceState: Sendable, WireCodable, CustomStringConvertible {
         defer { zeroize(&bytes) }
         return try? ViewKey(epoch: epoch, bytes: bytes)
     }
+
+    /// Every view key this device holds, oldest epoch first (what a removed device keeps: the tests
+    /// show that none of them opens what is written after its removal).
+    package var heldViewKeys: [ViewKey] { viewKeys.keys.sorted().compactMap(viewKey(epoch:)) }
 
     /// Keeps a view key this device received.
     mutating func keep(_ viewKey: ViewKey) {

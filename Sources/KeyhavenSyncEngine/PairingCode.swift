@@ -3,30 +3,36 @@ import FoundationEssentials
 import KeychainModel
 import KeyhavenSyncProtocol
 
-/// The one-time code `sync invite` prints and `sync join` takes: 128 random bits (26 base32
-/// letters and digits in groups of four). The server relays the two devices' messages under a
-/// slot derived from it and never sees it; both messages carry an HMAC keyed from it, so the
-/// server can neither put its own device in the joiner's place nor hand the joiner a forged
-/// account. It is never a short code stretched into a key (the server could try them all).
+/// The one-time code `sync invite` prints and `sync join` takes: 160 random bits (32 base32
+/// letters and digits in groups of four). Its first 32 bits name the relay slot under which the
+/// server relays the two devices' messages; all 160 key the HMAC both messages carry, so the
+/// server, which never sees the other 128, can neither put its own device in the joiner's place
+/// nor hand the joiner a forged account. A code mistyped after its first seven letters reaches
+/// the inviting device, which names the failure (pairing authentication failure) instead of
+/// waiting. It is never a short code stretched into a key (the server could try them all).
 package struct PairingCode: Sendable {
     private let secret: Base32Secret
+    static let byteCount = 20
 
-    package init() { secret = Base32Secret(byteCount: 16) }
+    package init() { secret = Base32Secret(byteCount: Self.byteCount) }
 
     package init?(text: String) {
-        guard let secret = Base32Secret(text: text, byteCount: 16) else { return nil }
+        guard let secret = Base32Secret(text: text, byteCount: Self.byteCount) else { return nil }
         self.secret = secret
     }
 
     package var text: String { secret.text }
 
-    /// The relay slot: 32 bytes the server sees, from which the code cannot be found.
-    package var slot: [UInt8] { derive("slot").withUnsafeBytes { Array($0) } }
+    /// The relay slot: 32 bytes the server sees, derived from the code's first 4 bytes only.
+    package var slot: [UInt8] {
+        var prefix = secret.key.withUnsafeBytes { Array($0.prefix(4)) }
+        defer { zeroize(&prefix) }
+        return HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: prefix), salt: Array("keyhaven sync pairing v2".utf8),
+                                      info: Array("slot".utf8), outputByteCount: 32).withUnsafeBytes { Array($0) }
+    }
 
-    private var macKey: SymmetricKey { derive("mac") }
-
-    private func derive(_ label: String) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: secret.key, salt: Array("keyhaven sync pairing v1".utf8), info: Array(label.utf8), outputByteCount: 32)
+    private var macKey: SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: secret.key, salt: Array("keyhaven sync pairing v2".utf8), info: Array("mac".utf8), outputByteCount: 32)
     }
 
     /// `body` with its MAC (domain `label`, and what it answers, if anything) after it.

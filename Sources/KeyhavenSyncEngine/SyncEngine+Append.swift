@@ -1,14 +1,14 @@
 import KeyhavenSyncProtocol
 
 extension SyncEngine {
-    /// Appends one entry of this device's to the log: pulls to the head, asks `body` for the entry
-    /// (it may refuse, seeing the log), pushes it; again when another device pushed first (at most
-    /// 20 times). The head after it.
-    func appendEntry(_ body: (RoundContext) throws(SyncEngineError) -> EntryBody) async throws(SyncEngineError) -> LogHead {
-        try await SyncLock(home: home).run { () throws(SyncEngineError) in try await lockedAppendEntry(body) }
+    /// Appends entries of this device's to the log in one push: pulls to the head, asks `bodies`
+    /// for them (it may refuse, seeing the log), pushes them; again when another device pushed
+    /// first (at most 20 times). The head after them.
+    func appendEntries(_ bodies: (RoundContext) throws(SyncEngineError) -> [EntryBody]) async throws(SyncEngineError) -> LogHead {
+        try await SyncLock(home: home).run { () throws(SyncEngineError) in try await lockedAppendEntries(bodies) }
     }
 
-    private func lockedAppendEntry(_ body: (RoundContext) throws(SyncEngineError) -> EntryBody) async throws(SyncEngineError) -> LogHead {
+    private func lockedAppendEntries(_ bodies: (RoundContext) throws(SyncEngineError) -> [EntryBody]) async throws(SyncEngineError) -> LogHead {
         guard let state = try states.load() else { throw SyncEngineError(.notJoined, "this keychain home does not sync") }
         let identity = try state.identity()
         let client = try Self.client(state.server, http: http)
@@ -17,14 +17,43 @@ extension SyncEngine {
         for attempt in 0..<20 {
             if attempt > 0 { await Self.backOff(attempt) }
             _ = try await pull(&context, client: client, cache: cache)
-            let counter = max(context.state.counter, context.log.roster[context.state.device]?.lastCounter ?? 0) + 1
-            let entry = LogEntry(try body(context), account: context.state.account, after: context.log.head, counter: counter,
-                                 epoch: context.log.epoch, signedBy: identity)
-            if try await pushVerified([entry], context: &context, client: client, cache: cache) {
+            try Self.requireRotated(context.log)
+            var counter = max(context.state.counter, context.log.roster[context.state.device]?.lastCounter ?? 0)
+            var head = context.log.head
+            var entries: [LogEntry] = []
+            for body in try bodies(context) {
+                counter += 1
+                let entry = LogEntry(body, account: context.state.account, after: head, counter: counter, epoch: context.log.epoch, signedBy: identity)
+                entries.append(entry)
+                head = entry.head
+            }
+            if try await pushVerified(entries, context: &context, client: client, cache: cache) {
                 try states.save(context.state)
                 return context.log.head
             }
         }
         throw SyncEngineError(.server, "the log kept moving during 20 rounds: try again")
+    }
+}
+
+extension SyncEngine {
+    /// Refuses to write while the log's last entry removed a device and the rotation that must
+    /// come with it has not arrived (the server withholds it): nothing is written under the keys
+    /// the removed device knows.
+    static func requireRotated(_ log: LogState) throws(SyncEngineError) {
+        guard let removed = log.pendingRotation else { return }
+        throw SyncEngineError(.refused, "device \(removed) was removed, and the rotation of the keys that comes with its removal has not "
+                              + "reached this device: nothing is written until it does", refusal: .missingKeyShare)
+    }
+
+    /// The entry that rotates the view key to a new epoch shared with the active devices but
+    /// `leaving`, and with `joining` (devices added in the same push), after the current one.
+    static func rotation(_ context: RoundContext, leaving: DeviceID, joining: [(DeviceID, DevicePublicKeys)] = []) throws(SyncEngineError) -> EntryBody {
+        guard let current = context.state.viewKey(epoch: context.log.epoch) else {
+            throw SyncEngineError(.refused, "no view key for the account's epoch \(context.log.epoch)", refusal: .missingKeyShare)
+        }
+        let staying = context.log.activeDevices.filter { $0 != leaving }.compactMap { id in context.log.roster[id].map { (id, $0.keys) } }
+        return .rotateKeys(KeyRotation(from: current, to: ViewKey(epoch: context.log.epoch + 1), recipients: staying + joining,
+                                       account: context.state.account))
     }
 }

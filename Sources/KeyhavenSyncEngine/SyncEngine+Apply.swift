@@ -22,13 +22,14 @@ extension SyncEngine {
                 guard let item = try Self.item(of: live.version, in: context) else { continue }
                 do {
                     if local[primaryKey] == nil {
-                        _ = try database.add(item, caller: Self.itemCaller)
+                        _ = try database.add(item, caller: Self.itemCaller, isReplica: true)
                         report.added += 1
                     } else {
                         var changes = ItemChanges()
                         changes.attributes = item.attributes
                         changes.secret = item.secret
                         changes.accessControlFlags = item.accessControlFlags
+                        changes.isReplica = true
                         _ = try database.update(ItemPayload.query(for: item), with: changes, caller: Self.itemCaller)
                         report.changed += 1
                     }

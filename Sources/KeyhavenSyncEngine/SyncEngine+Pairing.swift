@@ -24,12 +24,17 @@ extension SyncEngine {
                 throw SyncEngineError(error)
             }
             seen += messages.count
-            // A message without the code's MAC (the server's, or garbage) is passed over.
             for message in messages {
-                if let body = code.open(message, label: "join"), let parsed = try? JoinRequest(wireBytes: body) {
-                    request = (parsed, message)
-                    break
+                guard let body = code.open(message, label: "join"), let parsed = try? JoinRequest(wireBytes: body) else {
+                    // A wrong code, or a message the relay changed (another key, another name):
+                    // the pairing ends, nobody is added, and the joiner is told (it cannot open
+                    // this answer either).
+                    try? await client.postPairing(slot: code.slot, side: 0, message: code.seal(Array("refused".utf8), label: "refused", answering: message))
+                    throw Self.pairingRefusal("a device asked to join with a message that does not authenticate with this code "
+                                              + "(a mistyped code, or a message changed on the way): nobody was added")
                 }
+                request = (parsed, message)
+                break
             }
         }
         guard let (joiner, asked) = request else { throw SyncEngineError(.pairing, "no device joined") }
@@ -46,13 +51,13 @@ extension SyncEngine {
 
     /// Adds `joiner` to the roster (retrying when another device pushes first); the head after it.
     private func appendRoster(_ joiner: JoinRequest) async throws(SyncEngineError) -> LogHead {
-        try await appendEntry { context throws(SyncEngineError) in
+        try await appendEntries { context throws(SyncEngineError) in
             if context.log.roster[joiner.device] != nil { throw SyncEngineError(.pairing, "that device is on the account already") }
             guard let viewKey = context.state.viewKey(epoch: context.log.epoch) else {
                 throw SyncEngineError(.refused, "no view key for the account's epoch", refusal: .missingKeyShare)
             }
-            return .addDevice(RosterAddition(device: joiner.device, keys: joiner.keys, name: joiner.name, viewKey: viewKey,
-                                             account: context.state.account))
+            return [.addDevice(RosterAddition(device: joiner.device, keys: joiner.keys, name: joiner.name, viewKey: viewKey,
+                                              account: context.state.account))]
         }
     }
 
@@ -81,7 +86,10 @@ extension SyncEngine {
             }
             seen += messages.count
             for message in messages {
-                guard let body = code.open(message, label: "answer", answering: asked), let answer = try? JoinAnswer(wireBytes: body) else { continue }
+                guard let body = code.open(message, label: "answer", answering: asked), let answer = try? JoinAnswer(wireBytes: body) else {
+                    throw Self.pairingRefusal("the answer to this join does not authenticate with this code (a mistyped code, "
+                                              + "or an answer changed on the way): not joined")
+                }
                 var state = DeviceState(server: client.server, account: answer.account, identity: identity, name: name, viewKey: nil)
                 state.pinned = answer.head
                 try states.save(state)
@@ -97,5 +105,11 @@ extension SyncEngine {
                 }
             }
         }
+    }
+}
+
+extension SyncEngine {
+    static func pairingRefusal(_ message: String) -> SyncEngineError {
+        SyncEngineError(.pairing, "pairing authentication failure: " + message, refusal: .pairingAuthenticationFailure)
     }
 }

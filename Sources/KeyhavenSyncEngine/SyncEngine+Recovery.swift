@@ -53,3 +53,37 @@ extension SyncEngine {
         throw SyncEngineError(.server, "the log kept moving during 20 rounds: recover again")
     }
 }
+
+extension SyncEngine {
+    /// `sync rotate-recovery-key`: a new recovery key whose pseudo-device joins the roster, the old
+    /// one's removed, and the view key rotated in the same push, so the old key opens nothing
+    /// written from then on and the server refuses it. The new key, to show once.
+    package func rotateRecoveryKey() async throws(SyncEngineError) -> RecoveryKey {
+        guard let state = try states.load() else { throw SyncEngineError(.notJoined, "this keychain home does not sync") }
+        guard !state.isRemoved else { throw SyncEngineError(.removed, "this device was removed from its sync account") }
+        let key = RecoveryKey(), recovery = key.identity()
+        _ = try await appendEntries { context throws(SyncEngineError) in
+            let old = Self.recoveryDevices(in: context)
+            guard let viewKey = context.state.viewKey(epoch: context.log.epoch) else {
+                throw SyncEngineError(.refused, "no view key for the account's epoch", refusal: .missingKeyShare)
+            }
+            let addition = EntryBody.addDevice(RosterAddition(device: recovery.id, keys: recovery.publicKeys, name: RecoveryKey.rosterName,
+                                                              viewKey: viewKey, account: context.state.account))
+            guard let previous = old.first else { return [addition] }
+            guard old.count == 1 else { throw SyncEngineError(.refused, "the account has \(old.count) recovery keys; it should have one") }
+            return [addition, .removeDevice(previous),
+                    try Self.rotation(context, leaving: previous, joining: [(recovery.id, recovery.publicKeys)])]
+        }
+        return key
+    }
+
+    /// The account's active recovery pseudo-devices (one), by the name the log seals with them.
+    static func recoveryDevices(in context: RoundContext) -> [DeviceID] {
+        context.entries.compactMap { entry -> DeviceID? in
+            guard case .addDevice(let addition) = entry.body, context.log.roster[addition.device]?.isActive == true,
+                  let viewKey = context.state.viewKey(epoch: entry.keyEpoch),
+                  (try? addition.name(viewKey: viewKey, account: context.state.account)) == RecoveryKey.rosterName else { return nil }
+            return addition.device
+        }
+    }
+}

@@ -52,8 +52,17 @@ extension SyncEngine {
     /// `sync now`: takes in this keychain's changes as new versions, pulls and verifies what is
     /// new, merges, makes the keychain what the merge says, and pushes the new versions; again
     /// when another device pushed first (at most 20 times). What does not verify changes nothing.
+    /// A refusal is noted for `sync status`; a round that succeeds clears the note.
     package func syncNow() async throws(SyncEngineError) -> SyncReport {
-        try await SyncLock(home: home).run { () throws(SyncEngineError) in try await lockedSyncNow() }
+        let note = RefusalNote(home: home)
+        do {
+            let report = try await SyncLock(home: home).run { () throws(SyncEngineError) in try await lockedSyncNow() }
+            note.clear()
+            return report
+        } catch {
+            note.record(error)
+            throw error
+        }
     }
 
     func lockedSyncNow() async throws(SyncEngineError) -> SyncReport {
@@ -88,6 +97,7 @@ extension SyncEngine {
                 SyncMembership.leave(home)
                 throw SyncEngineError(.removed, "this device was removed from its sync account; its items stay here")
             }
+            try Self.requireRotated(context.log)
             for pendingVersion in pending {
                 let version = pendingVersion.recordVersion(device: context.state.device)
                 context.merge.apply(version)
@@ -96,6 +106,14 @@ extension SyncEngine {
             try reconcile(&context, pending: Set(pending.map(\.record)), report: &report)
             try states.save(context.state)
             if pending.isEmpty {
+                if let heartbeat = heartbeatDue(context) {
+                    guard try await pushVerified([heartbeat], context: &context, client: client, cache: cache) else {
+                        lostRaces += 1
+                        continue
+                    }
+                    try states.save(context.state)
+                    report.pushed += 1
+                }
                 report.head = context.log.head
                 let finished = context
                 remembered.withLock { $0 = finished }
@@ -162,18 +180,35 @@ extension SyncEngine {
             context.state.keep(viewKey)
         case .removeDevice(let device) where device == context.state.device:
             context.state.isRemoved = true
+        case .rotateKeys(let rotation):
+            // A member gets the new epoch's key in its share; a device that joined later gets the
+            // older ones back from the newer (each rotation wraps the key before it).
+            if let share = rotation.shares.first(where: { $0.recipient == context.state.device }) {
+                context.state.keep(try share.open(with: context.identity, account: context.state.account))
+            }
+            guard let newer = context.state.viewKey(epoch: rotation.newEpoch) else {
+                context.deferred.append(entry)
+                return
+            }
+            if context.state.viewKey(epoch: rotation.newEpoch - 1) == nil {
+                context.state.keep(try rotation.previousKey(under: newer))
+            }
         default:
             break
         }
     }
 
-    /// Opens the deferred records whose key arrived since; with `final`, one still without a key
-    /// is a refusal (the log never shared that epoch with this device).
+    /// Takes in the deferred entries whose key arrived since, as long as one does; with `final`, a
+    /// record still without a key is a refusal (the log never shared that epoch with this device).
     func absorbDeferred(_ context: inout RoundContext, final: Bool) throws(SyncError) {
-        let waiting = context.deferred
-        context.deferred = []
-        for entry in waiting { try absorb(entry, into: &context) }
-        if final, let first = context.deferred.first {
+        var waiting = context.deferred
+        while !waiting.isEmpty {
+            context.deferred = []
+            for entry in waiting { try absorb(entry, into: &context) }
+            guard context.deferred.count < waiting.count else { break }
+            waiting = context.deferred
+        }
+        if final, let first = context.deferred.first(where: { if case .record = $0.body { true } else { false } }) {
             throw SyncError(.missingKeyShare, "no key share for epoch \(first.keyEpoch) reached this device")
         }
     }
@@ -225,6 +260,24 @@ extension SyncEngine {
 }
 
 extension SyncEngine {
+    /// How often a device signs a heartbeat into the log (`KEYHAVEN_SYNC_HEARTBEAT_SECONDS`, six
+    /// hours by default): other devices warn when one's heartbeats stop coming.
+    static var heartbeatInterval: UInt64 {
+        let seconds = ProcessInfo.processInfo.environment["KEYHAVEN_SYNC_HEARTBEAT_SECONDS"].flatMap(UInt64.init) ?? 6 * 3600
+        return max(1, seconds) * 1000
+    }
+
+    /// This device's heartbeat entry, when its last one is older than the interval (or it has
+    /// sent none); nil otherwise.
+    func heartbeatDue(_ context: RoundContext) -> LogEntry? {
+        guard let member = context.log.roster[context.state.device], member.isActive else { return nil }
+        let now = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
+        if let last = member.lastHeartbeat, now < last || now - last < Self.heartbeatInterval { return nil }
+        let counter = max(context.state.counter, member.lastCounter) + 1
+        return LogEntry(.heartbeat(now), account: context.state.account, after: context.log.head, counter: counter, epoch: context.log.epoch,
+                        signedBy: context.identity)
+    }
+
     /// After a lost race: a random pause growing with the attempts (up to 50 ms times the attempt),
     /// so devices pushing at once do not keep colliding.
     static func backOff(_ attempt: Int) async {

@@ -47,7 +47,7 @@ package struct SyncEngineError: Error, Sendable, CustomStringConvertible {
     }
 
     init(_ error: SyncError) {
-        self.init(.refused, "what the server sent was refused: \(error.code): \(error.message)", refusal: error.code)
+        self.init(.refused, "what the server sent was refused (\(error.code.name)): \(error.message)", refusal: error.code)
     }
 
     init(_ error: SyncClientError) {

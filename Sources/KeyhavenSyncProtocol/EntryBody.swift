@@ -12,8 +12,9 @@ package enum EntryBody: Hashable, Sendable, WireCodable {
     case removeDevice(DeviceID)
     /// A new view key epoch, shared with every device on the roster.
     case rotateKeys(KeyRotation)
-    /// A device says it is alive and has seen the log to this entry (for withheld-entry detection).
-    case heartbeat
+    /// A device says it is alive at a time (milliseconds since 1970, by its clock) and has seen the
+    /// log to this entry: others warn when a device's heartbeats stop coming (withheld entries).
+    case heartbeat(UInt64)
 
     package func write(to writer: inout ByteWriter) {
         switch self {
@@ -29,8 +30,9 @@ package enum EntryBody: Hashable, Sendable, WireCodable {
         case .rotateKeys(let rotation):
             writer.u8(4)
             rotation.write(to: &writer)
-        case .heartbeat:
+        case .heartbeat(let time):
             writer.u8(5)
+            writer.u64(time)
         }
     }
 
@@ -40,7 +42,7 @@ package enum EntryBody: Hashable, Sendable, WireCodable {
         case 2: self = .addDevice(try RosterAddition(from: &reader))
         case 3: self = .removeDevice(try DeviceID(from: &reader))
         case 4: self = .rotateKeys(try KeyRotation(from: &reader))
-        case 5: self = .heartbeat
+        case 5: self = .heartbeat(try reader.u64())
         default: throw StoreError(.decode, "an unknown kind of log entry")
         }
     }

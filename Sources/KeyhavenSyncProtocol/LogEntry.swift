@@ -42,8 +42,11 @@ package struct LogHead: Hashable, Sendable, WireCodable, CustomStringConvertible
 /// reorder entries nor move one to another place; a per-device counter that strictly increases
 /// makes a replayed entry detectable. The entry's hash is SHA-256(previous hash || its encoding).
 package struct LogEntry: Hashable, Sendable, WireCodable {
-    /// The format this code writes; a log never goes back to an older one.
-    package static let currentFormat: UInt8 = 1
+    /// The format this code writes; a log never goes back to an older one. Format 2: heartbeats
+    /// carry their time, and a device's removal is followed at once by the rotation of the keys.
+    /// Format 1 entries (the same layout, from before those rules) are read, but never after a
+    /// format 2 entry: a server cannot pass an entry off as following the older rules.
+    package static let currentFormat: UInt8 = 2
     /// The largest entry a server takes or a device reads (a record's payload is a 16 MiB secret
     /// at most, as in the keychain, with its attributes).
     package static let maximumSize = 17 << 20

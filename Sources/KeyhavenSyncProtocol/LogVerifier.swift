@@ -10,6 +10,10 @@ package struct RosterMember: Hashable, Sendable {
     package internal(set) var lastCounter: UInt64 = 0
     /// Where it was removed, if it was.
     package internal(set) var removedAt: UInt64?
+    /// The device that signed its removal.
+    package internal(set) var removedBy: DeviceID?
+    /// The time its last heartbeat carries (milliseconds since 1970, its clock), if it sent one.
+    package internal(set) var lastHeartbeat: UInt64?
 }
 
 /// What a device knows for certain of its account's log: the head it verified (pinned), the roster
@@ -20,6 +24,9 @@ package struct LogState: Hashable, Sendable {
     package internal(set) var roster: [DeviceID: RosterMember] = [:]
     package internal(set) var epoch: UInt32 = 0
     package internal(set) var format: UInt8 = 0
+    /// The device removed by the last entry, until the rotation that must follow it at once: while
+    /// set, no device may write under the epoch the removed device knows.
+    package internal(set) var pendingRotation: DeviceID?
 
     /// The state of an account before its first entry.
     package init(account: AccountID) { self.account = account }
@@ -58,11 +65,13 @@ package struct LogState: Hashable, Sendable {
             throw SyncError(entry.sequence == 1 ? .brokenChain : .forkDetected,
                             "entry \(entry.sequence) follows another history than the verified one")
         }
-        let signer = try signerKeys(of: entry)
-        guard entry.isSigned(by: signer) else { throw SyncError(.badSignature, "entry \(entry.sequence)'s signature does not verify") }
+        // A counter its device used before is a replay, whatever position it was moved to (checked
+        // first, so a replay is named as one even when its moved position breaks the signature).
         if let member = roster[entry.device], entry.deviceCounter <= member.lastCounter {
             throw SyncError(.replayedEntry, "device \(entry.device) used counter \(entry.deviceCounter) before")
         }
+        let signer = try signerKeys(of: entry)
+        guard entry.isSigned(by: signer) else { throw SyncError(.badSignature, "entry \(entry.sequence)'s signature does not verify") }
         try applyBody(of: entry)
         roster[entry.device]?.lastCounter = entry.deviceCounter
         format = entry.format
@@ -85,9 +94,19 @@ package struct LogState: Hashable, Sendable {
     }
 
     private mutating func applyBody(of entry: LogEntry) throws(SyncError) {
+        if let removed = pendingRotation {
+            // A removal and its rotation are one push: nothing may come between them.
+            guard case .rotateKeys = entry.body, entry.device == roster[removed]?.removedBy else {
+                throw SyncError(.missingKeyShare, "entry \(entry.sequence) comes after device \(removed)'s removal without the rotation of the keys")
+            }
+        }
         switch entry.body {
-        case .record, .heartbeat:
+        case .record:
             guard entry.keyEpoch == epoch else { throw SyncError(.staleEpoch, "entry \(entry.sequence) is under epoch \(entry.keyEpoch), not \(epoch)") }
+        case .heartbeat(let time):
+            guard entry.keyEpoch == epoch else { throw SyncError(.staleEpoch, "entry \(entry.sequence) is under epoch \(entry.keyEpoch), not \(epoch)") }
+            let last = roster[entry.device]?.lastHeartbeat ?? 0
+            roster[entry.device]?.lastHeartbeat = max(last, time)
         case .addDevice(let addition):
             if entry.sequence == 1 { epoch = 1 }
             guard entry.keyEpoch == epoch, addition.share.epoch == epoch, addition.share.recipient == addition.device else {
@@ -101,6 +120,8 @@ package struct LogState: Hashable, Sendable {
             }
             roster[device]?.isActive = false
             roster[device]?.removedAt = entry.sequence
+            roster[device]?.removedBy = entry.device
+            pendingRotation = device
         case .rotateKeys(let rotation):
             guard entry.keyEpoch == epoch, rotation.newEpoch == epoch + 1 else {
                 throw SyncError(.staleEpoch, "a rotation to epoch \(rotation.newEpoch) from epoch \(epoch)")
@@ -111,6 +132,7 @@ package struct LogState: Hashable, Sendable {
                 throw SyncError(.missingKeyShare, "a rotation that does not share epoch \(rotation.newEpoch) with exactly the roster")
             }
             epoch = rotation.newEpoch
+            pendingRotation = nil
         }
     }
 }

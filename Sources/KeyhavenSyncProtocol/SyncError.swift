@@ -9,6 +9,7 @@ package struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         private enum Backing: String, Hashable, Sendable {
             case malformed, replayedEntry, headRegression, brokenChain, aeadFailure, badSignature, unknownDevice
             case formatDowngrade, forkDetected, staleDevice, missingKeyShare, wrongAccount, staleEpoch
+            case pairingAuthenticationFailure
         }
         private let backing: Backing
         private init(_ backing: Backing) { self.backing = backing }
@@ -40,6 +41,27 @@ package struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         /// An item entry under a key epoch the log has rotated away from.
         package static let staleEpoch = Code(.staleEpoch)
 
+        /// A pairing message whose MAC does not verify with the code (a wrong code, or a message
+        /// the relay changed: another public key, another account).
+        package static let pairingAuthenticationFailure = Code(.pairingAuthenticationFailure)
+
+        /// Every code, for documentation and tests.
+        package static let all: [Code] = [
+            .malformed, .replayedEntry, .headRegression, .brokenChain, .aeadFailure, .badSignature, .unknownDevice, .formatDowngrade,
+            .forkDetected, .staleDevice, .missingKeyShare, .wrongAccount, .staleEpoch, .pairingAuthenticationFailure,
+        ]
+
+        /// The code's name as people read it: "fork detected", "bad signature".
+        package var name: String {
+            switch backing {
+            case .aeadFailure: return "AEAD failure"
+            default:
+                return backing.rawValue.reduce(into: "") { text, character in
+                    if character.isUppercase { text += " " + character.lowercased() } else { text.append(character) }
+                }
+            }
+        }
+
         package var description: String { backing.rawValue }
     }
 
@@ -51,5 +73,5 @@ package struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    package var description: String { "\(code): \(message)" }
+    package var description: String { "\(code.name): \(message)" }
 }

@@ -117,7 +117,7 @@ extension SyncInvite: SyncWork {
 extension SyncJoin: SyncWork {
     func work() async throws {
         guard let pairing = PairingCode(text: code) else {
-            printError("keyhaven: sync join: that is not a pairing code (26 letters and digits, as `keyhaven sync invite` prints it)")
+            printError("keyhaven: sync join: that is not a pairing code (32 letters and digits, as `keyhaven sync invite` prints it)")
             throw ExitCode(Int32(UInt8(truncatingIfNeeded: Int32(-50))))
         }
         let (server, name) = (device.server, device.deviceName)
@@ -140,14 +140,17 @@ extension SyncNow: SyncWork {
 extension SyncStatus: SyncWork {
     func work() async throws {
         let engine = try engine()
-        guard let status = try await reporting("status", { () throws(SyncEngineError) in try engine.status() }) else {
+        let staleAfter = UInt64(staleAfter)
+        guard let status = try await reporting("status", { () throws(SyncEngineError) in try engine.status(staleAfter: staleAfter) }) else {
             if json { printJSON(["syncing": false]) } else { printLine("Not syncing: `keyhaven sync create --server URL` or `keyhaven sync join` to start.") }
             return
         }
         if json {
+            let refusal: Any = status.refusal.map { ["name": $0.name, "message": $0.message] } ?? NSNull()
             printJSON(["syncing": !status.isRemoved, "removed": status.isRemoved, "server": status.server, "account": status.account.hex,
                        "device": status.device.hex, "name": status.name, "head": status.head.fingerprint,
-                       "sequence": status.head.sequence, "items": status.items])
+                       "sequence": status.head.sequence, "items": status.items, "epoch": status.epoch, "refusal": refusal,
+                       "staleDevices": status.staleDevices.map { ["id": $0.id.hex, "name": $0.name, "lastHeartbeat": $0.lastHeartbeat ?? 0] }])
             return
         }
         if status.isRemoved {
@@ -157,8 +160,39 @@ extension SyncStatus: SyncWork {
         }
         printLine("Account: \(status.account.hex)")
         printLine("This device: \(status.device.hex) (\(status.name))")
-        printLine("Verified head: \(status.head.fingerprint)")
+        printLine("Verified head: \(status.head.fingerprint) (key epoch \(status.epoch))")
         printLine("Synced items: \(status.items)")
+        if let refusal = status.refusal {
+            printLine("The last sync was refused (\(refusal.name)): \(refusal.message)")
+        }
+        for device in status.staleDevices {
+            let since = Date(timeIntervalSince1970: Double(device.lastHeartbeat ?? 0) / 1000).formatted(.iso8601)
+            printLine("Warning (stale device): \(device.name) (\(device.id.hex)) has not been heard from since \(since): "
+                      + "it is offline, or the server withholds its entries.")
+        }
+    }
+}
+
+extension SyncVerify: SyncWork {
+    func work() async throws {
+        let engine = try engine(showsProgress: !json)
+        if !offline { _ = try await reporting("verify") { () throws(SyncEngineError) in try await engine.syncNow() } }
+        let position = at
+        let head = try await reporting("verify") { () throws(SyncEngineError) in try engine.verifiedHead(at: position) }
+        if json {
+            printJSON(["sequence": head.sequence, "fingerprint": head.fingerprint])
+        } else {
+            printLine("Verified head: \(head.fingerprint)")
+        }
+    }
+}
+
+extension SyncRotateRecoveryKey: SyncWork {
+    func work() async throws {
+        let engine = try engine()
+        let key = try await reporting("rotate-recovery-key") { () throws(SyncEngineError) in try await engine.rotateRecoveryKey() }
+        printLine("Recovery key: \(key.text)")
+        printLine("The old recovery key opens nothing written from now on. Keep the new one offline; it is shown once.")
     }
 }
 
@@ -169,7 +203,7 @@ extension SyncDevices: SyncWork {
         if json {
             printJSON(devices.map { device -> [String: Any] in
                 ["id": device.id.hex, "name": device.name, "addedBy": device.addedBy.hex, "addedAt": device.addedAt,
-                 "lastSeen": device.lastSeen, "active": device.isActive, "thisDevice": device.isThisDevice,
+                 "lastSeen": device.lastSeen, "lastHeartbeat": device.lastHeartbeat.map { $0 as Any } ?? NSNull(), "active": device.isActive, "thisDevice": device.isThisDevice,
                  "recoveryKey": device.isRecoveryKey]
             })
             return

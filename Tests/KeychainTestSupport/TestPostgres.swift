@@ -46,6 +46,20 @@ public final class TestPostgres: @unchecked Sendable {
                              : try Shell.run(binaries + "/psql", arguments)
     }
 
+    /// A copy of the test database, as it is now, under `name` (pg_dump into a new database, while
+    /// servers keep using the original): the URL of the copy. A test's hostile server forks the
+    /// log with it.
+    public func copyDatabase(to name: String) throws -> String {
+        guard let binaries = Self.binaries else { throw TestPostgresError("PostgreSQL's binaries are not installed") }
+        let connection = "-h 127.0.0.1 -p \(port) -U \(user)"
+        let command = "'\(binaries)/createdb' \(connection) \(name) && '\(binaries)/pg_dump' \(connection) \(database)"
+            + " | '\(binaries)/psql' -q \(connection) -d \(name) -v ON_ERROR_STOP=1 > /dev/null"
+        let status = getuid() == 0 ? try Shell.run("/usr/sbin/runuser", ["-u", "postgres", "--", "/bin/sh", "-c", command])
+                                   : try Shell.run("/bin/sh", ["-c", command])
+        guard status == 0 else { throw TestPostgresError("copying the database exited with \(status)") }
+        return "postgres://\(user)@127.0.0.1:\(port)/\(name)"
+    }
+
     /// Stops the cluster and removes its folder.
     public func stop() {
         if let binaries = Self.binaries {

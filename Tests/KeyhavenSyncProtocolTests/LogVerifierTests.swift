@@ -146,7 +146,7 @@ struct LogVerifierTests {
         let addsOther = LogEntry(.addDevice(RosterAddition(device: other.id, keys: other.publicKeys, name: "x", viewKey: viewKey, account: account)),
                                  account: account, after: .empty, counter: 1, epoch: 1, signedBy: device)
         #expect(refusal { _ = try LogState(account: account).verifying([addsOther], serverHead: addsOther.head) } == .malformed)
-        let record = LogEntry(.heartbeat, account: account, after: .empty, counter: 1, epoch: 1, signedBy: device)
+        let record = LogEntry(.heartbeat(1), account: account, after: .empty, counter: 1, epoch: 1, signedBy: device)
         #expect(refusal { _ = try LogState(account: account).verifying([record], serverHead: record.head) } == .malformed)
     }
 }

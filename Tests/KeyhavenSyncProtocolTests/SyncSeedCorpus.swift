@@ -27,9 +27,10 @@ struct SyncSeedCorpus {
         log.add(second, name: "laptop", by: log.creator)
         log.record("a payload", by: second)
         log.record("", by: log.creator, deleted: true)
-        log.append(.heartbeat, by: second)
+        log.append(.heartbeat(1_700_000_000_000), by: second)
         log.rotate(by: log.creator, sharingWith: [log.creator, second])
         log.append(.removeDevice(second.id), by: log.creator)
+        log.rotate(by: log.creator, sharingWith: [log.creator])
         try FileManager.default.createDirectory(at: Self.folder, withIntermediateDirectories: true)
         for (index, entry) in log.entries.enumerated() {
             try Data(entry.wireBytes).write(to: Self.folder.appendingPathComponent("seed-entry-\(index + 1)"))

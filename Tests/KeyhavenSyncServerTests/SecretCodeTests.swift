@@ -16,16 +16,22 @@ struct SecretCodeTests {
         }
     }
 
-    @Test("A pairing code is 128 bits in 26 letters; its MAC refuses another code, another label, another question and any change")
+    @Test("A pairing code is 160 bits in 32 letters; its slot comes from the first 32 bits; its MAC refuses another code, label, question and any change")
     func pairingCode() throws {
         let code = PairingCode()
-        #expect(code.text.filter { $0 != "-" }.count == 26)
+        let letters = code.text.filter { $0 != "-" }
+        #expect(letters.count == 32)
         let same = try #require(PairingCode(text: code.text))
         #expect(same.slot == code.slot && PairingCode().slot != code.slot)
+        // A code mistyped at its end: the same slot (the inviting device hears it), another MAC key.
+        let last = letters.last!, other: Character = last == "A" ? "B" : "A"
+        let mistyped = try #require(PairingCode(text: String(letters.dropLast()) + String(other)))
+        #expect(mistyped.slot == code.slot)
         let question = Array("question".utf8)
         let sealed = code.seal(Array("answer".utf8), label: "answer", answering: question)
         #expect(same.open(sealed, label: "answer", answering: question) == Array("answer".utf8))
         #expect(PairingCode().open(sealed, label: "answer", answering: question) == nil)
+        #expect(mistyped.open(sealed, label: "answer", answering: question) == nil)
         #expect(same.open(sealed, label: "join", answering: question) == nil)
         #expect(same.open(sealed, label: "answer", answering: Array("other".utf8)) == nil)
         for index in sealed.indices {

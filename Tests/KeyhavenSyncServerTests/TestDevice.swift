@@ -13,6 +13,8 @@ final class TestDevice: @unchecked Sendable {
     let database: KeychainDatabase
     /// Whether `keyhaven` may use (and start) this device's agent, which then syncs in the background.
     var usesAgent = false
+    /// More environment for its `keyhaven` runs (a heartbeat interval, say).
+    var extraEnvironment: [String: String] = [:]
 
     static var binaries: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -35,6 +37,7 @@ final class TestDevice: @unchecked Sendable {
 
     var environment: [String: String] {
         ["KEYHAVEN_HOME": home, "XDG_RUNTIME_DIR": runtime, "KEYHAVEN_AGENT": usesAgent ? "auto" : "off", "PATH": "/usr/bin:/bin", "HOME": home]
+            .merging(extraEnvironment) { $1 }
     }
 
     /// Runs `keyhaven ARGUMENTS` for this device to its end.

@@ -55,6 +55,9 @@ package struct ItemChanges: Sendable {
     package var secret: Data?
     /// A new access control (its flags), if it changes.
     package var accessControlFlags: UInt64?
+    /// A synced copy of another device's version (the sync engine's writes, never a client's):
+    /// the change date is the version's own `mdat`, not the time of the write here.
+    package var isReplica = false
 
     package init() {}
 }

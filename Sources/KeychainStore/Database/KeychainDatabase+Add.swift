@@ -2,16 +2,25 @@ import FoundationEssentials
 
 extension KeychainDatabase {
     /// `SecItemAdd`: stores one new item with Apple's defaults; `.duplicateItem` if its primary
-    /// key is taken by a live item (a tombstone or a damaged row in the way is replaced).
+    /// key is taken by a live item (a tombstone or a damaged row in the way is replaced). A synced
+    /// copy of another device's item (`isReplica`, the sync engine's) keeps its own creation and
+    /// change dates.
     package func add(_ item: NewItem, caller: Caller) throws(StoreError) -> StoredItem {
-        try withSession { session throws(StoreError) in try session.add(item, caller: caller) }
+        try add(item, caller: caller, isReplica: false)
+    }
+
+    package func add(_ item: NewItem, caller: Caller, isReplica: Bool) throws(StoreError) -> StoredItem {
+        try withSession { session throws(StoreError) in try session.add(item, caller: caller, isReplica: isReplica) }
     }
 }
 
 extension KeychainDatabase.Session {
-    func add(_ item: NewItem, caller: Caller) throws(StoreError) -> StoredItem {
+    func add(_ item: NewItem, caller: Caller, isReplica: Bool = false) throws(StoreError) -> StoredItem {
         let itemClass = item.itemClass
         var attributes = try completedAttributes(item, caller: caller)
+        if isReplica {
+            for name in ["cdat", "mdat"] where item.attributes[name] != nil { attributes[name] = item.attributes[name] }
+        }
         try Self.checkSizes(attributes, secret: item.secret)
         let keyClass = try Self.keyClass(of: attributes)
         _ = try keys.keys(for: keyClass)  // locked: fail before anything else, as Apple does

@@ -17,7 +17,8 @@ extension KeychainDatabase.Session {
         query.limit = nil
         // A key's extractability is fixed when it is made: otherwise any client could turn a key
         // that must never leave the keychain into one that may.
-        if query.itemClass == .key, !changes.attributes.keys.filter(Self.fixedKeyAttributes.contains).isEmpty {
+        // (A synced copy carries them unchanged from the device that made the key.)
+        if query.itemClass == .key, !changes.isReplica, !changes.attributes.keys.filter(Self.fixedKeyAttributes.contains).isEmpty {
             throw StoreError(.invalidParameter, "a key's kSecAttrIsExtractable and kSecAttrIsSensitive cannot be changed")
         }
         let groups = try readableGroups(query, caller: caller, forWriting: true)
@@ -38,7 +39,9 @@ extension KeychainDatabase.Session {
         var attributes = item.attributes.merging(changes.attributes) { _, new in new }
         let secret = changes.secret ?? item.secret
         try Self.checkSizes(attributes, secret: secret)
-        attributes["mdat"] = .date(Self.laterDate(after: item.attributes["mdat"]))
+        if !changes.isReplica || changes.attributes["mdat"] == nil {
+            attributes["mdat"] = .date(Self.laterDate(after: item.attributes["mdat"]))
+        }
         attributes["sha1"] = .data(Self.digest(attributes, secret: secret))
         let keyClass = try Self.keyClass(of: attributes)
         try store(item, attributes: attributes, keyClass: keyClass, secret: secret,
