@@ -42,15 +42,15 @@ extension SyncEngine {
     /// the removed device knows.
     static func requireRotated(_ log: LogState) throws(SyncEngineError) {
         guard let removed = log.pendingRotation else { return }
-        throw SyncEngineError(.refused, "device \(removed) was removed, and the rotation of the keys that comes with its removal has not "
-                              + "reached this device: nothing is written until it does", refusal: .missingKeyShare)
+        throw SyncEngineError.refusal(.missingKeyShare, "device \(removed) was removed, and the rotation of the keys that comes with its removal has not "
+                              + "reached this device: nothing is written until it does")
     }
 
     /// The entry that rotates the view key to a new epoch shared with the active devices but
     /// `leaving`, and with `joining` (devices added in the same push), after the current one.
     static func rotation(_ context: RoundContext, leaving: DeviceID, joining: [(DeviceID, DevicePublicKeys)] = []) throws(SyncEngineError) -> EntryBody {
         guard let current = context.state.viewKey(epoch: context.log.epoch) else {
-            throw SyncEngineError(.refused, "no view key for the account's epoch \(context.log.epoch)", refusal: .missingKeyShare)
+            throw SyncEngineError.refusal(.missingKeyShare, "no view key for the account's epoch \(context.log.epoch)")
         }
         let staying = context.log.activeDevices.filter { $0 != leaving }.compactMap { id in context.log.roster[id].map { (id, $0.keys) } }
         return .rotateKeys(KeyRotation(from: current, to: ViewKey(epoch: context.log.epoch + 1), recipients: staying + joining,

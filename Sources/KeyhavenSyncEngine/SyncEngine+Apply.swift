@@ -74,7 +74,7 @@ extension SyncEngine {
             return item
         case .sealed(let sealed, let epoch)?:
             guard let viewKey = context.state.viewKey(epoch: epoch) else {
-                throw SyncEngineError(.refused, "no view key for epoch \(epoch)", refusal: .missingKeyShare)
+                throw SyncEngineError.refusal(.missingKeyShare, "no view key for epoch \(epoch)")
             }
             do {
                 var payload = try sealed.open(viewKey: viewKey, account: context.state.account)
@@ -93,7 +93,7 @@ extension SyncEngine {
     func push(_ pending: [PendingVersion], context: inout RoundContext, client: SyncClient, cache: LogCache) async throws(SyncEngineError) -> Bool {
         let epoch = context.log.epoch
         guard let viewKey = context.state.viewKey(epoch: epoch) else {
-            throw SyncEngineError(.refused, "no view key for the account's epoch \(epoch)", refusal: .missingKeyShare)
+            throw SyncEngineError.refusal(.missingKeyShare, "no view key for the account's epoch \(epoch)")
         }
         var counter = max(context.state.counter, context.log.roster[context.state.device]?.lastCounter ?? 0)
         var entries: [LogEntry] = []

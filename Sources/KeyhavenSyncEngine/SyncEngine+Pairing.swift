@@ -54,7 +54,7 @@ extension SyncEngine {
         try await appendEntries { context throws(SyncEngineError) in
             if context.log.roster[joiner.device] != nil { throw SyncEngineError(.pairing, "that device is on the account already") }
             guard let viewKey = context.state.viewKey(epoch: context.log.epoch) else {
-                throw SyncEngineError(.refused, "no view key for the account's epoch", refusal: .missingKeyShare)
+                throw SyncEngineError.refusal(.missingKeyShare, "no view key for the account's epoch")
             }
             return [.addDevice(RosterAddition(device: joiner.device, keys: joiner.keys, name: joiner.name, viewKey: viewKey,
                                               account: context.state.account))]

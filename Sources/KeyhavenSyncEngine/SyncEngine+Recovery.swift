@@ -31,7 +31,7 @@ extension SyncEngine {
                 throw SyncEngineError(.pairing, "that recovery key was removed from its account")
             }
             guard let viewKey = context.state.viewKey(epoch: context.log.epoch) else {
-                throw SyncEngineError(.refused, "the log holds no key share for the recovery key", refusal: .missingKeyShare)
+                throw SyncEngineError.refusal(.missingKeyShare, "the log holds no key share for the recovery key")
             }
             let counter = (context.log.roster[recovery.id]?.lastCounter ?? 0) + 1
             let entry = LogEntry(.addDevice(RosterAddition(device: device.id, keys: device.publicKeys, name: name, viewKey: viewKey, account: account)),
@@ -65,7 +65,7 @@ extension SyncEngine {
         _ = try await appendEntries { context throws(SyncEngineError) in
             let old = Self.recoveryDevices(in: context)
             guard let viewKey = context.state.viewKey(epoch: context.log.epoch) else {
-                throw SyncEngineError(.refused, "no view key for the account's epoch", refusal: .missingKeyShare)
+                throw SyncEngineError.refusal(.missingKeyShare, "no view key for the account's epoch")
             }
             let addition = EntryBody.addDevice(RosterAddition(device: recovery.id, keys: recovery.publicKeys, name: RecoveryKey.rosterName,
                                                               viewKey: viewKey, account: context.state.account))

@@ -232,6 +232,12 @@ extension SyncEngine {
             var next = context
             do throws(SyncError) {
                 if batch.head.sequence < context.state.pinned.sequence {
+                    // Behind: a rollback to a prefix of what was verified here, or another history.
+                    let index = Int(batch.head.sequence) - 1
+                    if index >= 0, index < context.entries.count, context.entries[index].sequence == batch.head.sequence,
+                       context.entries[index].head != batch.head {
+                        throw SyncError(.forkDetected, "the server's head (\(batch.head)) is another entry than the one verified here at that position")
+                    }
                     throw SyncError(.headRegression, "the server's head (\(batch.head.sequence)) is behind the pinned one (\(context.state.pinned.sequence))")
                 }
                 next.log = try context.log.verifying(batch.entries, serverHead: reaches)

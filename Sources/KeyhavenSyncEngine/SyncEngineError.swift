@@ -46,6 +46,11 @@ package struct SyncEngineError: Error, Sendable, CustomStringConvertible {
         (self.code, self.message, self.refusal, self.keychainStatus) = (code, message, refusal, keychainStatus)
     }
 
+    /// A refusal of this device's own (not a pulled entry's), named as the protocol's are.
+    static func refusal(_ code: SyncError.Code, _ message: String) -> SyncEngineError {
+        SyncEngineError(.refused, "refused (\(code.name)): \(message)", refusal: code)
+    }
+
     init(_ error: SyncError) {
         self.init(.refused, "what the server sent was refused (\(error.code.name)): \(error.message)", refusal: error.code)
     }
