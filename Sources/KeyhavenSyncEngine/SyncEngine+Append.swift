@@ -18,16 +18,7 @@ extension SyncEngine {
             if attempt > 0 { await Self.backOff(attempt) }
             _ = try await pull(&context, client: client, cache: cache)
             try Self.requireRotated(context.log)
-            var counter = max(context.state.counter, context.log.roster[context.state.device]?.lastCounter ?? 0)
-            var head = context.log.head
-            var entries: [LogEntry] = []
-            for body in try bodies(context) {
-                counter += 1
-                let entry = LogEntry(body, account: context.state.account, after: head, counter: counter, epoch: context.log.epoch, signedBy: identity)
-                entries.append(entry)
-                head = entry.head
-            }
-            if try await pushVerified(entries, context: &context, client: client, cache: cache) {
+            if try await pushVerified(Self.chained(try bodies(context), in: context), context: &context, client: client, cache: cache) {
                 try states.save(context.state)
                 return context.log.head
             }
@@ -37,6 +28,20 @@ extension SyncEngine {
 }
 
 extension SyncEngine {
+    /// `bodies` as this device's next entries after the verified head: each signed, with the next
+    /// counter of this device's and the previous entry's hash, under the current epoch.
+    static func chained(_ bodies: [EntryBody], in context: RoundContext) -> [LogEntry] {
+        var counter = max(context.state.counter, context.log.roster[context.state.device]?.lastCounter ?? 0)
+        var head = context.log.head
+        return bodies.map { body in
+            counter += 1
+            let entry = LogEntry(body, account: context.state.account, after: head, counter: counter, epoch: context.log.epoch,
+                                 signedBy: context.identity)
+            head = entry.head
+            return entry
+        }
+    }
+
     /// Refuses to write while the log's last entry removed a device and the rotation that must
     /// come with it has not arrived (the server withholds it): nothing is written under the keys
     /// the removed device knows.

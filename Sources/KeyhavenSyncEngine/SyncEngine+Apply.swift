@@ -95,20 +95,13 @@ extension SyncEngine {
         guard let viewKey = context.state.viewKey(epoch: epoch) else {
             throw SyncEngineError.refusal(.missingKeyShare, "no view key for the account's epoch \(epoch)")
         }
-        var counter = max(context.state.counter, context.log.roster[context.state.device]?.lastCounter ?? 0)
-        var entries: [LogEntry] = []
-        var head = context.log.head
-        for version in pending {
-            counter += 1
+        let bodies = pending.map { version -> EntryBody in
             var payload = version.payload
             defer { zeroize(&payload) }
-            let sealed = SealedRecord.seal(payload, record: version.record, syncClass: version.syncClass, version: version.version,
-                                           isDeleted: version.item == nil, viewKey: viewKey, account: context.state.account)
-            let entry = LogEntry(.record(sealed), account: context.state.account, after: head, counter: counter, epoch: epoch, signedBy: context.identity)
-            entries.append(entry)
-            head = entry.head
+            return .record(SealedRecord.seal(payload, record: version.record, syncClass: version.syncClass, version: version.version,
+                                             isDeleted: version.item == nil, viewKey: viewKey, account: context.state.account))
         }
-        return try await pushVerified(entries, context: &context, client: client, cache: cache)
+        return try await pushVerified(Self.chained(bodies, in: context), context: &context, client: client, cache: cache)
     }
 
     /// Pushes `entries` (this device's, continuing the verified head) in pushes of at most 500;

@@ -40,12 +40,13 @@ extension SyncEngine {
     /// that sent none yet is not: it has not synced since it joined).
     package func status(staleAfter: UInt64 = 7 * 86_400) throws(SyncEngineError) -> SyncStatusInfo? {
         guard let state = try states.load() else { return nil }
+        let loaded = LogCache(home: home, account: state.account).load(pinned: state.pinned)
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
-        let stale = try devices().filter { device in
+        let stale = Self.devices(in: loaded, state: state).filter { device in
             guard device.isActive, !device.isRecoveryKey, !device.isThisDevice, let last = device.lastHeartbeat else { return false }
             return now > last && now - last > staleAfter * 1000
         }
-        let epoch = LogCache(home: home, account: state.account).load(pinned: state.pinned).log.epoch
+        let epoch = loaded.log.epoch
         return SyncStatusInfo(server: state.server, account: state.account, device: state.device, name: state.name, head: state.pinned,
                               items: state.synced.count, isRemoved: state.isRemoved || state.isRefusedByServer,
                               refusal: RefusalNote(home: home).read(), staleDevices: stale, epoch: epoch)
@@ -67,7 +68,10 @@ extension SyncEngine {
     package func devices() throws(SyncEngineError) -> [SyncDeviceInfo] {
         guard let state = try states.load() else { throw SyncEngineError(.notJoined, "this keychain home does not sync") }
         // The verified log is enough: no record is opened to list the devices.
-        let loaded = LogCache(home: home, account: state.account).load(pinned: state.pinned)
+        return Self.devices(in: LogCache(home: home, account: state.account).load(pinned: state.pinned), state: state)
+    }
+
+    static func devices(in loaded: LogCache.Loaded, state: DeviceState) -> [SyncDeviceInfo] {
         var lastSeen: [DeviceID: UInt64] = [:]
         var names: [DeviceID: (name: String, at: UInt64)] = [:]
         for entry in loaded.entries {

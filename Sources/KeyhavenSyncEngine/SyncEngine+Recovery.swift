@@ -33,10 +33,8 @@ extension SyncEngine {
             guard let viewKey = context.state.viewKey(epoch: context.log.epoch) else {
                 throw SyncEngineError.refusal(.missingKeyShare, "the log holds no key share for the recovery key")
             }
-            let counter = (context.log.roster[recovery.id]?.lastCounter ?? 0) + 1
-            let entry = LogEntry(.addDevice(RosterAddition(device: device.id, keys: device.publicKeys, name: name, viewKey: viewKey, account: account)),
-                                 account: account, after: context.log.head, counter: counter, epoch: context.log.epoch, signedBy: recovery)
-            guard try await pushVerified([entry], context: &context, client: client, cache: cache) else { continue }
+            let addition = EntryBody.addDevice(RosterAddition(device: device.id, keys: device.publicKeys, name: name, viewKey: viewKey, account: account))
+            guard try await pushVerified(Self.chained([addition], in: context), context: &context, client: client, cache: cache) else { continue }
             var state = DeviceState(server: client.server, account: account, identity: device, name: name, viewKey: nil)
             state.pinned = context.log.head
             try states.save(state)

@@ -208,7 +208,7 @@ extension SyncEngine {
             guard context.deferred.count < waiting.count else { break }
             waiting = context.deferred
         }
-        if final, let first = context.deferred.first(where: { if case .record = $0.body { true } else { false } }) {
+        if final, let first = context.deferred.first(where: \.body.isRecord) {
             throw SyncError(.missingKeyShare, "no key share for epoch \(first.keyEpoch) reached this device")
         }
     }
@@ -279,9 +279,7 @@ extension SyncEngine {
         guard let member = context.log.roster[context.state.device], member.isActive else { return nil }
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
         if let last = member.lastHeartbeat, now < last || now - last < Self.heartbeatInterval { return nil }
-        let counter = max(context.state.counter, member.lastCounter) + 1
-        return LogEntry(.heartbeat(now), account: context.state.account, after: context.log.head, counter: counter, epoch: context.log.epoch,
-                        signedBy: context.identity)
+        return Self.chained([.heartbeat(now)], in: context).first
     }
 
     /// After a lost race: a random pause growing with the attempts (up to 50 ms times the attempt),

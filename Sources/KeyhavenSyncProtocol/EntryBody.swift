@@ -16,6 +16,9 @@ package enum EntryBody: Hashable, Sendable, WireCodable {
     /// log to this entry: others warn when a device's heartbeats stop coming (withheld entries).
     case heartbeat(UInt64)
 
+    /// Whether this is a record's version (an item entry).
+    package var isRecord: Bool { if case .record = self { true } else { false } }
+
     package func write(to writer: inout ByteWriter) {
         switch self {
         case .record(let record):

@@ -101,12 +101,12 @@ package struct LogState: Hashable, Sendable {
             }
         }
         switch entry.body {
-        case .record:
+        case .record, .heartbeat:
             guard entry.keyEpoch == epoch else { throw SyncError(.staleEpoch, "entry \(entry.sequence) is under epoch \(entry.keyEpoch), not \(epoch)") }
-        case .heartbeat(let time):
-            guard entry.keyEpoch == epoch else { throw SyncError(.staleEpoch, "entry \(entry.sequence) is under epoch \(entry.keyEpoch), not \(epoch)") }
-            let last = roster[entry.device]?.lastHeartbeat ?? 0
-            roster[entry.device]?.lastHeartbeat = max(last, time)
+            if case .heartbeat(let time) = entry.body {
+                let last = roster[entry.device]?.lastHeartbeat ?? 0
+                roster[entry.device]?.lastHeartbeat = max(last, time)
+            }
         case .addDevice(let addition):
             if entry.sequence == 1 { epoch = 1 }
             guard entry.keyEpoch == epoch, addition.share.epoch == epoch, addition.share.recipient == addition.device else {

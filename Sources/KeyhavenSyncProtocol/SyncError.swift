@@ -45,12 +45,6 @@ package struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         /// the relay changed: another public key, another account).
         package static let pairingAuthenticationFailure = Code(.pairingAuthenticationFailure)
 
-        /// Every code, for documentation and tests.
-        package static let all: [Code] = [
-            .malformed, .replayedEntry, .headRegression, .brokenChain, .aeadFailure, .badSignature, .unknownDevice, .formatDowngrade,
-            .forkDetected, .staleDevice, .missingKeyShare, .wrongAccount, .staleEpoch, .pairingAuthenticationFailure,
-        ]
-
         /// The code's name as people read it: "fork detected", "bad signature".
         package var name: String {
             switch backing {

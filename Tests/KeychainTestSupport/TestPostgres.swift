@@ -46,6 +46,17 @@ public final class TestPostgres: @unchecked Sendable {
                              : try Shell.run(binaries + "/psql", arguments)
     }
 
+    /// A `pg_dump` of the test database, as text: what someone who took the database would have.
+    public func dump() throws -> String {
+        guard let binaries = Self.binaries else { throw TestPostgresError("PostgreSQL's binaries are not installed") }
+        let file = folder + "/dump.sql"
+        let command = "'\(binaries)/pg_dump' -h 127.0.0.1 -p \(port) -U \(user) \(database) > '\(file)'"
+        let status = getuid() == 0 ? try Shell.run("/usr/sbin/runuser", ["-u", "postgres", "--", "/bin/sh", "-c", command])
+                                   : try Shell.run("/bin/sh", ["-c", command])
+        guard status == 0 else { throw TestPostgresError("pg_dump exited with \(status)") }
+        return try String(contentsOfFile: file, encoding: .utf8)
+    }
+
     /// A copy of the test database, as it is now, under `name` (pg_dump into a new database, while
     /// servers keep using the original): the URL of the copy. A test's hostile server forks the
     /// log with it.

@@ -95,11 +95,11 @@ struct HostileServerTests {
             // A second account on the same server, for a swap between accounts.
             try x.set("elsewhere", "another account's")
             #expect(try x.keyhaven("sync", "create", "--server", setup.server.url, "--name", "x").status == 0)
-            let foreign = try #require(try Self.cachedEntries(x).last { if case .record = $0.body { true } else { false } })
+            let foreign = try #require(try Self.cachedEntries(x).last(where: \.body.isRecord))
             for index in 0..<4 { try a.set("new-\(index)", "value \(index)") }
             try SyncDeviceTests.syncNow(a)
             let writer = try #require(try Self.cachedEntries(a).first { $0.sequence == 1 }?.device)
-            let old = try #require(try Self.cachedEntries(a).last { if case .record = $0.body { true } else { false } })
+            let old = try #require(try Self.cachedEntries(a).last(where: \.body.isRecord))
             let proxy = setup.proxies[1]
             func attack(_ refusal: String, _ what: String, _ move: @escaping @Sendable (AccountID, LogBatch) -> LogBatch) throws {
                 proxy.onPull(move)
@@ -314,11 +314,7 @@ struct HostileServerTests {
                 }
             }
             #expect(before > 0 && after > 0, "the check opened what it could before and tried what came after")
-            let dump = setup.postgres.folder + "/dump.sql"
-            let binaries = try #require(TestPostgres.binaries)
-            let command = "'\(binaries)/pg_dump' -h 127.0.0.1 -p \(setup.postgres.port) -U \(setup.postgres.user) \(setup.postgres.database) > '\(dump)'"
-            #expect(try Shell.run("/bin/sh", ["-c", getuid() == 0 ? "runuser -u postgres -- sh -c \"\(command)\"" : command]) == 0)
-            #expect(!(try String(contentsOfFile: dump, encoding: .utf8)).contains(canary))
+            #expect(!(try setup.postgres.dump()).contains(canary))
             // An entry the removed device signs after its removal, slipped in by the server, is refused by every device.
             for (device, proxy) in [(a, setup.proxies[0]), (b, setup.proxies[1])] {
                 try device.set("poked", "so there is something to pull")
@@ -425,7 +421,6 @@ struct HostileServerTests {
 }
 
 extension EntryBody {
-    var isRecord: Bool { if case .record = self { true } else { false } }
     var isRosterChange: Bool {
         switch self {
         case .removeDevice, .rotateKeys: true

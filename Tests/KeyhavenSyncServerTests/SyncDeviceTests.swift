@@ -413,11 +413,7 @@ struct SyncDeviceTests {
             try Self.syncNow(device)
             let status = try JSONSerialization.jsonObject(with: Data(try device.keyhaven("sync", "status", "--json").output.utf8)) as? [String: Any]
             #expect(status?["items"] as? Int == 16)
-            let dump = postgres.folder + "/dump.sql"
-            let binaries = try #require(TestPostgres.binaries)
-            let command = "'\(binaries)/pg_dump' -h 127.0.0.1 -p \(postgres.port) -U \(postgres.user) \(postgres.database) > '\(dump)'"
-            #expect(try Shell.run("/bin/sh", ["-c", getuid() == 0 ? "runuser -u postgres -- sh -c \"\(command)\"" : command]) == 0)
-            let text = try String(contentsOfFile: dump, encoding: .utf8) + server.output
+            let text = try postgres.dump() + server.output
             for canary in canaries {
                 for form in [canary, Data(canary.utf8).map { String(format: "%02x", $0) }.joined(), Data(canary.utf8).base64EncodedString()] {
                     #expect(!text.contains(String(form.prefix(24))))

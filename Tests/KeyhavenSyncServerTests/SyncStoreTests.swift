@@ -136,11 +136,7 @@ struct SyncStoreTests {
                 head = try await store.push([test.record(canary, after: head, counter: UInt64(index) + 2, by: test.creator)])
             }
         }
-        let dump = postgres.folder + "/dump.sql"
-        let binaries = try #require(TestPostgres.binaries)
-        let command = "'\(binaries)/pg_dump' -h 127.0.0.1 -p \(postgres.port) -U \(postgres.user) \(postgres.database) > '\(dump)'"
-        #expect(try Shell.run("/bin/sh", ["-c", getuid() == 0 ? "runuser -u postgres -- sh -c \"\(command)\"" : command]) == 0)
-        let text = try String(contentsOfFile: dump, encoding: .utf8)
+        let text = try postgres.dump()
         #expect(text.contains("keyhaven_entries"))
         for canary in canaries {
             let forms = [canary, Data(canary.utf8).map { String(format: "%02x", $0) }.joined(), Data(canary.utf8).base64EncodedString()]
