@@ -3,6 +3,13 @@
 #include <malloc.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
 
 int kh_make_undumpable(void) {
     struct rlimit none = { 0, 0 };
@@ -16,4 +23,19 @@ int kh_is_dumpable(void) {
 
 int kh_wipe_freed_memory(int byte) {
     return mallopt(M_PERTURB, byte & 0xff);
+}
+
+int kh_pidfd_open(int pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int kh_pidfd_alive(int pidfd) {
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0);
+}
+
+int kh_peer_pidfd(int socket) {
+    int pidfd = -1;
+    socklen_t size = sizeof(pidfd);
+    if (getsockopt(socket, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &size) != 0) return -1;
+    return pidfd;
 }

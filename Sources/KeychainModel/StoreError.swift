@@ -11,7 +11,7 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case diskFull, io, readOnly, invalidKeychain, wrongVersion, dataTooLarge
             case internalError, authFailed, unimplemented, noSuchKeychain, duplicateKeychain
             case unknownFormat, unsupportedFormat, passphraseRequired, pkcs12VerifyFailure, dataNotAvailable
-            case multiplePrivateKeys
+            case multiplePrivateKeys, userCanceled
         }
         fileprivate let base: Base
         package var description: String { base.rawValue }
@@ -76,6 +76,8 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let dataNotAvailable = Code(base: .dataNotAvailable)
         /// An import that may hold one private key holds several.
         package static let multiplePrivateKeys = Code(base: .multiplePrivateKeys)
+        /// The user cancelled a prompt, or closed it.
+        package static let userCanceled = Code(base: .userCanceled)
     }
 
     /// What went wrong, as a code callers can match on.
@@ -127,6 +129,7 @@ extension StoreError.Code {
         case .pkcs12VerifyFailure: return -25264   // errSecPkcs12VerifyFailure
         case .dataNotAvailable: return -25316      // errSecDataNotAvailable
         case .multiplePrivateKeys: return -25259   // errSecMultiplePrivKeys
+        case .userCanceled: return -128            // errSecUserCanceled
         }
     }
 }

@@ -28,7 +28,9 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
             item.attributes["pdmn"] = .string(control.protection)
             item.accessControlFlags = UInt64(control.flags.rawValue)
         }
-        let caller = AccessGroupConfiguration.currentCaller()
+        // The program that adds an item is trusted by it, and no other (macOS's default access).
+        item.access = .creatorOnly
+        let caller = dictionary.caller
         let database = try SecItemTargets.forAdd(dictionary)
         let stored = try engine { () throws(StoreError) in try database.add(item, caller: caller) }
         if let result, dictionary.returns.count > 0 {
@@ -47,7 +49,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(query, for: .copyMatching)
-        let caller = AccessGroupConfiguration.currentCaller()
+        let caller = dictionary.caller
         if dictionary.isIdentity {
             let identities = try IdentityItems.find(dictionary, caller: caller, limit: dictionary.limit.maximum)
             let builder = ResultBuilder(returns: dictionary.returns, forAdd: false)
@@ -69,11 +71,11 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(query, for: .update)
         if dictionary.isIdentity {
-            return try IdentityItems.update(dictionary, with: attributesToUpdate, caller: AccessGroupConfiguration.currentCaller())
+            return try IdentityItems.update(dictionary, with: attributesToUpdate, caller: dictionary.caller)
         }
         let changes = try UpdateAttributes.changes(attributesToUpdate, itemClass: dictionary.itemClass,
                                                    querySync: dictionary.attributes["sync"])
-        let caller = AccessGroupConfiguration.currentCaller()
+        let caller = dictionary.caller
         try SecItemTargets.write(dictionary) { (database) throws(StoreError) in
             try database.update(dictionary.query, with: changes, caller: caller)
         }
@@ -87,7 +89,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     secCall { () throws(SecStatusError) in
         let dictionary = try ItemDictionary(query, for: .delete)
-        let caller = AccessGroupConfiguration.currentCaller()
+        let caller = dictionary.caller
         if dictionary.isIdentity { return try IdentityItems.delete(dictionary, caller: caller) }
         try SecItemTargets.write(dictionary) { (database) throws(StoreError) in
             try database.delete(dictionary.query, caller: caller, makeTombstones: dictionary.useTombstones == true)

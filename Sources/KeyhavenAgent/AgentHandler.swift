@@ -17,12 +17,19 @@ import NIOPosix
 /// agent holds at most one burst of reads (SwiftNIO's 4 x 64 KiB) and one answer, and the rest
 /// stays in the client's own socket. A malformed frame ends this connection; a client
 /// beyond ``AgentFraming/maximumConnections`` is closed at once.
+///
+/// The peer process is pinned at connect (``ClientProcess``). A request that needs the user's
+/// answer (``AgentService/Outcome/question(_:_:)``) is asked on the prompt pool, never on the
+/// request pool, so a prompt left open holds no thread other clients need; the request then runs
+/// again with the answer (it changed nothing the first time).
 final class AgentHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private let service: AgentService
     private let pool: NIOThreadPool
+    private let prompts: NIOThreadPool
+    private var client: ClientProcess?
     private let onShutdown: @Sendable () -> Void
     private let connections: ConnectionCount
     private var counted = false
@@ -31,9 +38,11 @@ final class AgentHandler: ChannelInboundHandler {
     /// Frames read but not yet answered, oldest first (a burst of small requests can be thousands).
     private var pending = CircularBuffer<ByteBuffer>()
 
-    init(service: AgentService, pool: NIOThreadPool, connections: ConnectionCount, onShutdown: @escaping @Sendable () -> Void) {
+    init(service: AgentService, pool: NIOThreadPool, prompts: NIOThreadPool, connections: ConnectionCount,
+         onShutdown: @escaping @Sendable () -> Void) {
         self.service = service
         self.pool = pool
+        self.prompts = prompts
         self.connections = connections
         self.onShutdown = onShutdown
     }
@@ -57,13 +66,17 @@ final class AgentHandler: ChannelInboundHandler {
         }
         let future: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(PeerCredentials.option))
+        // The socket's own pidfd of its peer (Linux 6.5+): no window for a recycled pid.
+        let pidfd: EventLoopFuture<Int32> = provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(77))
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        future.whenComplete { result in
+        future.and(pidfd.recover { _ in -1 }).whenComplete { result in
             let (handler, context) = loopBound.value
-            guard case .success(let credentials) = result, credentials.uid == getuid() else {
+            guard case .success(let (credentials, pidfd)) = result, credentials.uid == getuid() else {
+                if case .success(let (_, pidfd)) = result, pidfd >= 0 { close(pidfd) }
                 context.close(promise: nil)
                 return
             }
+            handler.client = ClientProcess(pid: credentials.pid, pidfd: pidfd >= 0 ? pidfd : ClientProcess.openPidfd(credentials.pid))
             handler.verified = true
             handler.next(context: context)
         }
@@ -124,22 +137,80 @@ final class AgentHandler: ChannelInboundHandler {
             context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: answer)), promise: written)
             return
         }
-        let service = self.service
+        client?.beginRequest()
+        run(request, home: home, round: 0, context: context)
+    }
+
+    /// What the request pool hands back: the answer's bytes, or a question for the user.
+    private enum Step: Sendable {
+        case answer([UInt8])
+        case ask(AccessQuestion, RequestContext, StoreError)
+    }
+
+    /// Runs the request on the pool; asks the user when it needs to, then runs it again.
+    private func run(_ request: AgentRequest, home: String?, round: Int, context: ChannelHandlerContext) {
+        let (service, client) = (self.service, self.client)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let shutdown = onShutdown
-        pool.runIfActive(eventLoop: context.eventLoop) { () -> [UInt8] in
-            AgentFraming.encode(service.respond(to: request, forHome: home))
-        }.whenComplete { result in
-            let context = loopBound.value.1
-            guard case .success(var bytes) = result, !bytes.isEmpty else {
-                context.close(promise: nil)
-                return
+        pool.runIfActive(eventLoop: context.eventLoop) { () -> Step in
+            switch service.respond(to: request, forHome: home, context: service.context(for: client)) {
+            case .response(let response): return .answer(AgentFraming.encode(response))
+            case .question(let question, let requestContext, let error): return .ask(question, requestContext, error)
             }
-            let written = context.eventLoop.makePromise(of: Void.self)
-            written.futureResult.whenComplete { _ in loopBound.value.0.finished(context: loopBound.value.1) }
-            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: bytes)), promise: written)
-            zeroize(&bytes)
-            if case .shutdown = request { shutdown() }
+        }.whenComplete { result in
+            let (handler, context) = loopBound.value
+            switch result {
+            case .success(.answer(let bytes)): handler.answer(bytes, to: request, context: context)
+            case .success(.ask(let question, let requestContext, let unasked)):
+                guard round < 4, let client = requestContext.client, let identity = requestContext.identity else {
+                    handler.answer(AgentFraming.encode(AgentResponse(error: StoreError(.interactionNotAllowed, "too many prompts for one request"))),
+                                   to: request, context: context)
+                    return
+                }
+                handler.ask(question, identity: identity, client: client, on: context.eventLoop).whenComplete { answered in
+                    let (handler, context) = loopBound.value
+                    switch answered {
+                    case .success:
+                        switch question.subject {
+                        case .items(_, let references, _): client.allowOnce(items: references, groups: [])
+                        case .groups(let groups): client.allowOnce(items: [], groups: groups)
+                        }
+                        handler.run(request, home: home, round: round + 1, context: context)
+                    case .failure(let error):
+                        var failure = error as? StoreError ?? StoreError(.userCanceled, "the prompt failed")
+                        // No way to ask: the check's own answer (a group not granted: errSecMissingEntitlement).
+                        if failure.code == .interactionNotAllowed { failure = StoreError(unasked.code, unasked.message + "; " + failure.message) }
+                        handler.answer(AgentFraming.encode(AgentResponse(error: failure)), to: request, context: context)
+                    }
+                }
+            case .failure:
+                context.close(promise: nil)
+            }
         }
+    }
+
+    /// Asks the user on the prompt pool; Always Allow is remembered before the request runs again.
+    private func ask(_ question: AccessQuestion, identity: ApplicationIdentity, client: ClientProcess,
+                     on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        let service = self.service
+        return prompts.runIfActive(eventLoop: eventLoop) {
+            let database = try service.database(question.keychain)
+            let answer = try service.prompter.ask(question, client: client, identity: identity, database: database)
+            if answer == .alwaysAllow { try service.remember(question, for: identity) }
+        }
+    }
+
+    /// Writes an answer; the next request is read once it is written.
+    private func answer(_ bytes: [UInt8], to request: AgentRequest, context: ChannelHandlerContext) {
+        var bytes = bytes
+        guard !bytes.isEmpty else {
+            context.close(promise: nil)
+            return
+        }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { _ in loopBound.value.0.finished(context: loopBound.value.1) }
+        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: bytes)), promise: written)
+        zeroize(&bytes)
+        if case .shutdown = request { onShutdown() }
     }
 }

@@ -16,6 +16,8 @@ package final class AgentServer: Sendable {
     private let service: AgentService
     private let group: MultiThreadedEventLoopGroup
     private let pool: NIOThreadPool
+    /// Where prompts wait for the user, apart from the requests' pool.
+    private let prompts: NIOThreadPool
     private let lockFD: Int32
     private let channel: any Channel
     private let stop: StopRequest
@@ -39,7 +41,9 @@ package final class AgentServer: Sendable {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         pool = NIOThreadPool(numberOfThreads: 4)
         pool.start()
-        let (pool, service, group) = (self.pool, service, self.group)
+        prompts = NIOThreadPool(numberOfThreads: 4)
+        prompts.start()
+        let (pool, prompts, service, group) = (self.pool, self.prompts, service, self.group)
         let connections = ConnectionCount(limit: AgentFraming.maximumConnections)
         let shutdown: @Sendable () -> Void = { stop.request() }
         let previousMask = umask(0o177)  // the socket file is created 0600
@@ -55,7 +59,7 @@ package final class AgentServer: Sendable {
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder()))
-                        try channel.pipeline.syncOperations.addHandler(AgentHandler(service: service, pool: pool, connections: connections, onShutdown: shutdown))
+                        try channel.pipeline.syncOperations.addHandler(AgentHandler(service: service, pool: pool, prompts: prompts, connections: connections, onShutdown: shutdown))
                     }
                 }
                 .bind(unixDomainSocketPath: staging)
@@ -68,6 +72,7 @@ package final class AgentServer: Sendable {
             }
         } catch {
             try? pool.syncShutdownGracefully()
+            try? prompts.syncShutdownGracefully()
             try? group.syncShutdownGracefully()
             close(lockFD)
             throw error
@@ -81,6 +86,7 @@ package final class AgentServer: Sendable {
         try? channel.close().wait()
         unlink(socket.path)
         try? pool.syncShutdownGracefully()
+        try? prompts.syncShutdownGracefully()
         try? group.syncShutdownGracefully()
         close(lockFD)
     }

@@ -18,37 +18,83 @@ package struct AgentService: Sendable {
     /// Called after a request that may change what sync sees (a write, an unlock): the background
     /// sync's cue.
     let onChange: (@Sendable () -> Void)?
+    /// Asks the user when a program is not trusted with what it asks for.
+    package let prompter: AccessPrompter
+    /// The keyhaven command's programs beside this agent (the keychain's administration tools).
+    let administratorPaths: Set<String>
 
-    package init(home: KeychainHome, registry: KeychainRegistry = KeychainRegistry(), onChange: (@Sendable () -> Void)? = nil) {
+    package init(home: KeychainHome, registry: KeychainRegistry = KeychainRegistry(), onChange: (@Sendable () -> Void)? = nil,
+                 prompter: AccessPrompter = AccessPrompter()) {
         self.home = home
         self.registry = registry
         self.onChange = onChange
+        self.prompter = prompter
+        let folder = ApplicationIdentityReader.currentPath.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+            .joined(separator: "/")
+        administratorPaths = Set(["keyhaven", "keyhaven-pki", "keyhaven-sync"].map { folder + "/" + $0 })
+    }
+
+    /// The answer to one request, or the question the user must answer first.
+    package enum Outcome: Sendable {
+        case response(AgentResponse)
+        /// The question, who asks, and the error to answer when the user cannot be asked.
+        case question(AccessQuestion, RequestContext, StoreError)
+    }
+
+    /// Who `client` is, for a request: its identity now (read again if it ran another program).
+    package func context(for client: ClientProcess?) -> RequestContext {
+        guard let client else { return .inProcess }
+        let identity = client.identity()
+        return RequestContext(client: client, identity: identity,
+                              isAdministrator: !identity.isTampered && administratorPaths.contains(identity.path))
+    }
+
+    /// Answers one request made in the agent's own process (no access checks).
+    package func respond(to request: AgentRequest, forHome requestedHome: String? = nil) -> AgentResponse {
+        guard case .response(let response) = respond(to: request, forHome: requestedHome, context: .inProcess) else {
+            return AgentResponse(error: StoreError(.internalError, "an in-process request needed a prompt"))
+        }
+        return response
     }
 
     /// Answers one request; errors become the response's failure. A request naming another
-    /// keychain home is refused.
-    package func respond(to request: AgentRequest, forHome requestedHome: String? = nil) -> AgentResponse {
+    /// keychain home is refused. When an access check needs the user and the client may be
+    /// asked, the question comes back instead (nothing has changed).
+    package func respond(to request: AgentRequest, forHome requestedHome: String?, context: RequestContext) -> Outcome {
         if let requestedHome, requestedHome != home.path {
-            return AgentResponse(error: StoreError(.notAvailable, "this agent serves \(home.path), not \(requestedHome): "
-                                                       + "stop it (keyhaven agent stop) or set KEYHAVEN_AGENT_SOCKET"))
+            return .response(AgentResponse(error: StoreError(.notAvailable, "this agent serves \(home.path), not \(requestedHome): "
+                                                       + "stop it (keyhaven agent stop) or set KEYHAVEN_AGENT_SOCKET")))
         }
         do throws(StoreError) {
-            let response = try handle(request)
+            let response = try handle(request, context)
             switch request {
             case .add, .update, .delete, .unlock: onChange?()
             default: break
             }
-            return response
+            return .response(response)
         } catch {
-            return AgentResponse(error: error)
+            if let question = context.question.withLock({ $0 }), Self.interactionAllowed(request) {
+                return .question(question, context, error)
+            }
+            return .response(AgentResponse(error: error))
         }
     }
 
-    private func database(_ path: String) throws(StoreError) -> KeychainDatabase {
+    /// Whether the request's caller lets the agent prompt.
+    static func interactionAllowed(_ request: AgentRequest) -> Bool {
+        switch request {
+        case .add(_, _, let caller), .find(_, _, let caller, _), .update(_, _, _, let caller), .delete(_, _, let caller, _),
+             .keyOperation(_, _, let caller):
+            return caller.interactionAllowed
+        default: return false
+        }
+    }
+
+    func database(_ path: String) throws(StoreError) -> KeychainDatabase {
         try registry.database(at: path, home: home, create: path == home.defaultKeychainPath)
     }
 
-    private func handle(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
+    private func handle(_ request: AgentRequest, _ context: RequestContext) throws(StoreError) -> AgentResponse {
         var response = AgentResponse()
         switch request {
         case .hello:
@@ -74,11 +120,16 @@ package struct AgentService: Sendable {
             response.settings = try database(keychain).lockSettings()
         case .setSettings(let keychain, let settings):
             try database(keychain).setLockSettings(settings)
-        case .add(let keychain, let item, let caller):
+        case .add(let keychain, var item, let caller):
+            let caller = try authorizedCaller(caller, context)
+            item.access = try resolved(item.access, context)
             response.items = [try database(keychain).add(item, caller: caller)]
         case .find(let keychains, let query, let caller, let withSecrets):
+            let caller = try authorizedCaller(caller, context)
+            var found = try KeychainSearch.find(query, in: try databases(keychains), caller: caller, withSecrets: withSecrets)
+            if withSecrets { found = try checkSecrets(found, caller: caller, context) }
             // A private key that is not extractable never leaves the agent, whatever is asked.
-            response.items = try KeychainSearch.find(query, in: try databases(keychains), caller: caller, withSecrets: withSecrets)
+            response.items = found
                 .map { found in
                     var item = found.item
                     if !StoredKeyOperation.isExtractable(item) { item.secret = nil }
@@ -88,18 +139,29 @@ package struct AgentService: Sendable {
             var query = ItemQuery(itemClass: request.reference.itemClass)
             query.persistentReference = request.reference
             query.limit = 1
+            let caller = try authorizedCaller(caller, context)
             guard let found = try KeychainSearch.find(query, in: try databases(keychains), caller: caller, withSecrets: true).first else {
                 throw StoreError(.itemNotFound, "no key with that reference")
             }
+            _ = try checkSecrets([found], caller: caller, context)
             response.data = try StoredKeyOperation.perform(request, on: found.item)
-        case .update(let keychains, let query, let changes, let caller):
+        case .update(let keychains, let query, var changes, let caller):
+            let caller = try authorizedCaller(caller, context)
+            if changes.access != nil { changes.access = try resolved(changes.access, context) }
             response.count = try KeychainSearch.write(in: try databases(keychains)) { (db) throws(StoreError) in
-                try db.update(query, with: changes, caller: caller)
+                guard let db = db as? KeychainDatabase else { throw StoreError(.internalError, "not a keychain of the agent's") }
+                return try db.update(query, with: changes, caller: caller, authorize: writeAuthorization(for: db.path, context))
             }
         case .delete(let keychains, let query, let caller, let makeTombstones):
+            let caller = try authorizedCaller(caller, context)
             response.count = try KeychainSearch.write(in: try databases(keychains)) { (db) throws(StoreError) in
-                try db.delete(query, caller: caller, makeTombstones: makeTombstones)
+                guard let db = db as? KeychainDatabase else { throw StoreError(.internalError, "not a keychain of the agent's") }
+                return try db.delete(query, caller: caller, makeTombstones: makeTombstones, authorize: writeAuthorization(for: db.path, context))
             }
+        case .setAccess(let keychains, let query, let change, let password):
+            response.count = try setAccess(in: try databases(keychains), query: query, change: change, password: password)
+        case .grants(let change, let password):
+            response.grants = try changeGrants(change, password: password)
         case .backup(let keychain, let destination):
             try database(keychain).backup(to: destination)
         case .shutdown:

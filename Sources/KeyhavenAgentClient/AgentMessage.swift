@@ -21,6 +21,87 @@ package enum AgentRequest: Sendable {
     case shutdown
     /// An operation with a stored key, found in the first of `keychains` that has it.
     case keyOperation(keychains: [String], request: KeyOperationRequest, caller: Caller)
+    /// Changes the access objects of the items matching `query` (`keyhaven access grant|revoke`),
+    /// with the keychain's password when it has one. Answers the count changed.
+    case setAccess(keychains: [String], query: ItemQuery, change: AccessChange, password: Data?)
+    /// Lists the access groups granted to applications (`change` nil) or changes them, with the
+    /// default keychain's password when it has one. Answers the grants.
+    case grants(change: GrantChange?, password: Data?)
+}
+
+/// A change of items' access objects.
+package struct AccessChange: Sendable {
+    /// Programs to trust, by path (the agent hashes them).
+    package var trust: [String] = []
+    /// Programs to trust no more, by path (entries of that path or of that file's digest).
+    package var untrust: [String] = []
+    /// Open the items to every application (true) or close them to the listed ones (false).
+    package var anyApplication: Bool?
+
+    package init(trust: [String] = [], untrust: [String] = [], anyApplication: Bool? = nil) {
+        self.trust = trust
+        self.untrust = untrust
+        self.anyApplication = anyApplication
+    }
+}
+
+/// A change of the groups granted to one application.
+package struct GrantChange: Sendable {
+    package var application: String
+    package var groups: [String]
+    package var revoke: Bool
+
+    package init(application: String, groups: [String], revoke: Bool) {
+        self.application = application
+        self.groups = groups
+        self.revoke = revoke
+    }
+}
+
+/// The access groups granted to one application.
+package struct ApplicationGrant: Sendable, Equatable {
+    package var application: TrustedApplication
+    package var groups: [String]
+
+    package init(application: TrustedApplication, groups: [String]) {
+        self.application = application
+        self.groups = groups
+    }
+}
+
+extension AccessChange: WireCodable {
+    package func write(to writer: inout ByteWriter) {
+        trust.write(to: &writer)
+        untrust.write(to: &writer)
+        anyApplication.write(to: &writer)
+    }
+
+    package init(from reader: inout ByteReader) throws(StoreError) {
+        self.init(trust: try [String](from: &reader), untrust: try [String](from: &reader), anyApplication: try Bool?(from: &reader))
+    }
+}
+
+extension GrantChange: WireCodable {
+    package func write(to writer: inout ByteWriter) {
+        application.write(to: &writer)
+        groups.write(to: &writer)
+        revoke.write(to: &writer)
+    }
+
+    package init(from reader: inout ByteReader) throws(StoreError) {
+        self.init(application: try String(from: &reader), groups: try [String](from: &reader), revoke: try Bool(from: &reader))
+    }
+}
+
+extension ApplicationGrant: WireCodable {
+    package func write(to writer: inout ByteWriter) {
+        application.write(to: &writer)
+        groups.write(to: &writer)
+    }
+
+    package init(from reader: inout ByteReader) throws(StoreError) {
+        self.init(application: try TrustedApplication(from: &reader), groups: try [String](from: &reader))
+    }
 }
 
 /// The agent's answer: an error, or the result fields the request has.
@@ -40,6 +121,8 @@ package struct AgentResponse: Sendable {
     package var pid: Int32?
     /// `keyOperation`: the result's bytes.
     package var data: Data?
+    /// `grants`: the access groups granted to applications.
+    package var grants: [ApplicationGrant]?
 
     package init() {}
 
@@ -57,7 +140,7 @@ extension AgentRequest: WireCodable {
     /// The u8 tag of each request (docs/agent-protocol.md); never reuse one.
     private enum Tag: UInt8 {
         case hello = 1, create, deleteKeychain, unlock, lock, status, changePassword, settings, setSettings
-        case add, find, update, delete, backup, shutdown, keyOperation
+        case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants
     }
 
     package func write(to w: inout ByteWriter) {
@@ -92,6 +175,10 @@ extension AgentRequest: WireCodable {
         case .shutdown: w.u8(Tag.shutdown.rawValue)
         case .keyOperation(let keychains, let request, let caller):
             w.u8(Tag.keyOperation.rawValue); keychains.write(to: &w); request.write(to: &w); caller.write(to: &w)
+        case .setAccess(let keychains, let query, let change, let password):
+            w.u8(Tag.setAccess.rawValue); keychains.write(to: &w); query.write(to: &w); change.write(to: &w); password.write(to: &w)
+        case .grants(let change, let password):
+            w.u8(Tag.grants.rawValue); change.write(to: &w); password.write(to: &w)
         }
     }
 
@@ -121,6 +208,10 @@ extension AgentRequest: WireCodable {
         case .shutdown: self = .shutdown
         case .keyOperation:
             self = .keyOperation(keychains: try [String](from: &r), request: try KeyOperationRequest(from: &r), caller: try Caller(from: &r))
+        case .setAccess:
+            self = .setAccess(keychains: try [String](from: &r), query: try ItemQuery(from: &r), change: try AccessChange(from: &r),
+                              password: try Data?(from: &r))
+        case .grants: self = .grants(change: try GrantChange?(from: &r), password: try Data?(from: &r))
         }
     }
 }
@@ -147,6 +238,7 @@ extension AgentResponse: WireCodable {
         home.write(to: &writer)
         pid.write(to: &writer)
         data.write(to: &writer)
+        grants.write(to: &writer)
     }
 
     package init(from reader: inout ByteReader) throws(StoreError) {
@@ -159,13 +251,14 @@ extension AgentResponse: WireCodable {
         home = try String?(from: &reader)
         pid = try Int32?(from: &reader)
         data = try Data?(from: &reader)
+        grants = try [ApplicationGrant]?(from: &reader)
     }
 }
 
 /// The frame format: a 4-byte big-endian length, then that many bytes: the protocol version
 /// (one byte), the keychain home the sender means (optional text), and the body.
 package enum AgentFraming {
-    package static let version: UInt8 = 3
+    package static let version: UInt8 = 4
     /// The largest answer a client accepts (many items at once); a larger length ends the connection.
     package static let maximumFrame = 48 << 20
     /// The largest request the agent accepts: one item's largest secret (16 MiB) and attributes.

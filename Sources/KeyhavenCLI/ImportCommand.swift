@@ -18,6 +18,9 @@ package struct ImportItems: PKICommand {
     @Option(name: .customShort("P"), help: "The passphrase (- reads it from standard input; without it, asked for when needed).")
     package var passphrase: String?
     @Flag(name: .customShort("x"), help: "Make imported private keys non-extractable.") package var nonExtractable = false
+    @OptionGroup package var access: AccessOptions
+    @Option(name: [.customShort("G"), .customLong("access-group")], help: "The access group to import into (a Linux addition).")
+    package var accessGroup: String?
 
     package func validate() throws {
         if let type, !["cert", "pub", "priv", "session", "agg"].contains(type) {

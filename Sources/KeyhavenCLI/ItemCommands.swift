@@ -6,12 +6,12 @@ import KeyhavenAgentClient
 /// The shared work of the add/find/delete password subcommands.
 enum ItemWork {
     static func add(_ itemClass: ItemClass, _ attributes: [String: AttributeValue], password: String?, update: Bool,
-                    keychain: String?) throws(StoreError) {
+                    keychain: String?, access: ItemAccess) throws(StoreError) {
         let session = try Session.open()
         var secret = try PasswordInput.resolve(password, prompt: "password data for new item: ") ?? []
         defer { zeroize(&secret) }
         let path = try session.path(keychain)
-        let item = NewItem(itemClass: itemClass, attributes: attributes, secret: Data(secret))
+        let item = NewItem(itemClass: itemClass, attributes: attributes, secret: Data(secret), access: access)
         do throws(StoreError) {
             try session.send(.add(keychain: path, item: item, caller: session.caller))
         } catch where error.code == .duplicateItem && update {
@@ -81,11 +81,13 @@ struct AddPassword<Options: PasswordItemOptions>: ParsableCommand {
     @Option(name: .customShort("w"), help: "The password (as the last option without a value: asked for; '-': standard input).")
     var password: String?
     @Flag(name: .customShort("U"), help: "Update the item if it exists.") var update = false
+    @OptionGroup var access: AccessOptions
     @Argument(help: "The keychain (default: the default keychain).") var keychain: String?
 
     func run() throws {
         try perform("SecKeychainItemCreateFromContent") { () throws(StoreError) in
-            try ItemWork.add(Options.itemClass, item.attributes, password: password, update: update, keychain: keychain)
+            try ItemWork.add(Options.itemClass, item.attributes, password: password, update: update, keychain: keychain,
+                             access: access.itemAccess)
         }
     }
 }
@@ -122,6 +124,29 @@ struct DeletePassword<Options: PasswordItemOptions>: ParsableCommand {
 }
 
 struct DumpKeychain: ParsableCommand {
+    /// The items of one query; with their data, asking once for those keyhaven is not trusted
+    /// with, and listing those without their data when that fails (counted in `withheld`).
+    static func items(_ query: ItemQuery, in path: String, withSecrets: Bool, session: Session,
+                      withheld: inout Int) throws(StoreError) -> [StoredItem] {
+        guard withSecrets else { return try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: false)).items ?? [] }
+        do throws(StoreError) {
+            return try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: true)).items ?? []
+        } catch where [.interactionNotAllowed, .authFailed, .userCanceled].contains(error.code) {
+            var quiet = session.caller
+            quiet.interactionAllowed = false
+            quiet.skipsUntrusted = true
+            let all = try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: false)).items ?? []
+            var shown: [StoredItem] = []
+            do throws(StoreError) {
+                shown = try session.send(.find(keychains: [path], query: query, caller: quiet, withSecrets: true)).items ?? []
+            } catch where error.code == .itemNotFound {}
+            let open = Dictionary(shown.map { ($0.persistentReference, $0) }, uniquingKeysWith: { first, _ in first })
+            withheld += all.count - open.count
+            return all.map { open[$0.persistentReference] ?? $0 }
+        }
+    }
+
+
     static let configuration = CommandConfiguration(commandName: "dump-keychain",
                                                     abstract: "List every item: passwords, keys and certificates.").underKeyhaven
     @Flag(name: .customShort("d"), help: "Also show each password's and certificate's data (never a key's).") var data = false
@@ -132,6 +157,7 @@ struct DumpKeychain: ParsableCommand {
         try perform("SecKeychainItemCopyContent") { () throws(StoreError) in
             let session = try Session.open()
             var listed: [(String, StoredItem)] = []
+            var withheld = 0
             for path in try session.searchPaths(keychains) {
                 for itemClass in ItemClass.allCases {
                     var query = ItemQuery(itemClass: itemClass)
@@ -140,12 +166,16 @@ struct DumpKeychain: ParsableCommand {
                     do throws(StoreError) {
                         // A key's material is never listed, -d or not.
                         let withSecrets = data && itemClass != .key
-                        let items = try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: withSecrets)).items ?? []
+                        let items = try Self.items(query, in: path, withSecrets: withSecrets, session: session, withheld: &withheld)
                         listed += items.map { (path, $0) }
                     } catch where error.code == .itemNotFound {
                         continue
                     }
                 }
+            }
+            if withheld > 0 {
+                printError("keyhaven: the data of \(withheld) item\(withheld == 1 ? " is" : "s are") not shown: "
+                           + "this program is not trusted with \(withheld == 1 ? "it" : "them") and the prompt was not answered")
             }
             if json {
                 ItemPrinter.printJSON(listed, withSecrets: data)

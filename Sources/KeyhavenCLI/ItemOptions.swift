@@ -23,6 +23,8 @@ struct GenericPasswordOptions: ParsableArguments {
     @Option(name: .customShort("c"), help: "The creator (four characters).") var creator: FourCharacterCode?
     @Option(name: .customShort("C"), help: "The type (four characters).") var type: FourCharacterCode?
     @Option(name: .customShort("G"), help: "The generic attribute.") var generic: String?
+    @Option(name: .customLong("access-group"),
+            help: "The access group (a Linux addition; -G is security(1)'s generic attribute here).") var accessGroup: String?
 
     var attributes: [String: AttributeValue] {
         var result: [String: AttributeValue] = [:]
@@ -34,6 +36,7 @@ struct GenericPasswordOptions: ParsableArguments {
         result["crtr"] = creator.map { .number($0.number) }
         result["type"] = type.map { .number($0.number) }
         result["gena"] = generic.map(AttributeValue.string)
+        result["agrp"] = accessGroup.map(AttributeValue.string)
         return result
     }
 }
@@ -52,9 +55,11 @@ struct InternetPasswordOptions: ParsableArguments {
     @Option(name: .customShort("D"), help: "The kind (description).") var kind: String?
     @Option(name: .customShort("c"), help: "The creator (four characters).") var creator: FourCharacterCode?
     @Option(name: .customShort("C"), help: "The type (four characters).") var type: FourCharacterCode?
+    @Option(name: [.customShort("G"), .customLong("access-group")], help: "The access group (a Linux addition).") var accessGroup: String?
 
     var attributes: [String: AttributeValue] {
         var result: [String: AttributeValue] = [:]
+        result["agrp"] = accessGroup.map(AttributeValue.string)
         result["acct"] = account.map(AttributeValue.string)
         result["srvr"] = server.map(AttributeValue.string)
         result["sdmn"] = domain.map(AttributeValue.string)
@@ -88,4 +93,25 @@ struct ShowMode: Equatable, Sendable {
     var json = false
 
     var needsSecret: Bool { showPassword || passwordOnly }
+}
+
+/// security(1)'s access options on the commands that add items: which programs the new item trusts.
+package struct AccessOptions: ParsableArguments {
+    @Option(name: .customShort("T"), help: ArgumentHelp(
+        "A program that may use the item without a prompt (repeat for more; '' for none, not even keyhaven).",
+        valueName: "program"))
+    package var trustedApplications: [String] = []
+    @Flag(name: .customShort("A"), help: "Any program may use the item without a prompt (not recommended).") package var anyApplication = false
+
+    package init() {}
+
+    /// The item's access object: keyhaven itself and each -T program; every program with -A.
+    package var itemAccess: ItemAccess {
+        if anyApplication { return ItemAccess(anyApplication: true) }
+        if trustedApplications == [""] { return ItemAccess() }
+        let named = trustedApplications.filter { !$0.isEmpty }.map { path in
+            TrustedApplication(path: path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path, digest: Data())
+        }
+        return ItemAccess(applications: [.caller] + named)
+    }
 }

@@ -29,7 +29,7 @@ package struct KeyhavenCommand: ParsableCommand {
             FindPassword<InternetPasswordOptions>.self, DeletePassword<InternetPasswordOptions>.self, DumpKeychain.self,
             ImportItems.self, ExportItems.self, FindCertificate.self, FindIdentity.self, DeleteCertificate.self, DeleteIdentity.self,
             CreateKeyPair.self,
-            AgentCommand.self, LoginKeychainCommand.self, SyncCommand.self,
+            AccessCommand.self, AgentCommand.self, LoginKeychainCommand.self, SyncCommand.self,
         ]
     )
 
@@ -43,7 +43,7 @@ package struct KeyhavenCommand: ParsableCommand {
         // Which options take a password in which subcommand (elsewhere -w is a flag).
         let passwordOptions: [String: Set<String>] = [
             "add-generic-password": ["-w"], "add-internet-password": ["-w"], "create-keychain": ["-p"],
-            "unlock-keychain": ["-p"], "set-keychain-password": ["-o", "-p"], "import": ["-P"], "export": ["-P"],
+            "unlock-keychain": ["-p"], "access": ["-p"], "set-keychain-password": ["-o", "-p"], "import": ["-P"], "export": ["-P"],
         ]
         let options = passwordOptions[arguments.first ?? ""] ?? []
         var index = 1

@@ -16,7 +16,8 @@ extension ImportItems: PKIWork {
             let path = try session.path(keychain)
             let decoded = try decode(Array(bytes))
             var added = ImportedCount()
-            try KeychainAddition(session: session, path: path, extractable: !nonExtractable).add(decoded.items, counting: &added)
+            try KeychainAddition(session: session, path: path, extractable: !nonExtractable, access: access.itemAccess,
+                                 accessGroup: accessGroup).add(decoded.items, counting: &added)
             for line in added.lines { printLine(line) }
         }
     }

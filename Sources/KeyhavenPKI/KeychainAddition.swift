@@ -11,6 +11,10 @@ struct KeychainAddition {
     let path: String
     /// Whether imported private keys may be exported again (`-x` makes them not).
     let extractable: Bool
+    /// The programs the items trust (`-T`, `-A`); the keyhaven command's by default.
+    var access: ItemAccess = .creatorOnly
+    /// The access group they go into (`-G`); the command's default otherwise.
+    var accessGroup: String?
 
     func add(_ items: [ExternalItem], counting count: inout ImportedCount) throws(StoreError) {
         var added: [NewItem] = []
@@ -38,6 +42,9 @@ struct KeychainAddition {
 
     /// Adds `item`; true when added, false when a certificate was already there.
     private func add(_ item: NewItem, into added: inout [NewItem], duplicateIsError: Bool = false) throws(StoreError) -> Bool {
+        var item = item
+        item.access = access
+        if let accessGroup { item.attributes["agrp"] = .string(accessGroup) }
         do throws(StoreError) {
             try session.send(.add(keychain: path, item: item, caller: session.caller))
         } catch where error.code == .duplicateItem && !duplicateIsError {

@@ -53,7 +53,9 @@ struct DeviceStateStore: Sendable {
                 var attributes = query.criteria
                 attributes["pdmn"] = .string("cku")
                 attributes["labl"] = .string("Keyhaven sync: this device's keys")
-                _ = try database.add(NewItem(itemClass: .genericPassword, attributes: attributes, secret: Data(bytes)), caller: Self.caller)
+                // Trusted by no application: only the sync engine, in its own process, reads it.
+                _ = try database.add(NewItem(itemClass: .genericPassword, attributes: attributes, secret: Data(bytes),
+                                             access: ItemAccess()), caller: Self.caller)
             }
         } catch {
             throw SyncEngineError(error)

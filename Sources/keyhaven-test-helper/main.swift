@@ -10,6 +10,8 @@
 //                                                prints "added N status S verified V"
 //   keyhaven-test-helper fillfs PREFIX COUNT     the same without the limit (for a small file system)
 //   keyhaven-test-helper groups - 0              prints the access groups from the environment
+//   keyhaven-test-helper item OPERATION ACCOUNT  one SecItem call with the process's own groups
+//                                                (ItemMode.swift)
 //   keyhaven-test-helper script KEYCHAIN STEP... runs steps on one keychain file and prints each
 //                                                step's OSStatus, space-separated. Steps:
 //                                                unlock:PASSWORD, lock, read:ACCOUNT (data must
@@ -32,6 +34,7 @@ if arguments.count > 1, arguments[1] == "groups" {
     print((SecAccessGroupsGetCurrent() as? [String] ?? []).joined(separator: ","))
     exit(0)
 }
+if arguments.count == 4, arguments[1] == "item" { runItemMode(operation: arguments[2], account: arguments[3]) }
 SecAccessGroupsSetCurrent(["multi.process.group"] as NSArray)
 if arguments.count == 4, arguments[1] == "keys", let count = Int(arguments[3]) { runKeyMode(prefix: arguments[2], count: count) }
 if arguments.count == 4, arguments[1] == "stream", let count = Int(arguments[3]) {

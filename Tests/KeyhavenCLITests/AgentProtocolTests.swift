@@ -12,7 +12,10 @@ struct AgentProtocolTests {
         isTombstone: false,
         attributes: ["acct": .string("ann ✓"), "gena": .data(Data([0, 255])), "port": .number(-443),
                      "cdat": .date(Date(timeIntervalSinceReferenceDate: 12.5))],
-        accessControlFlags: 1 << 40, secret: Data("s3cret".utf8))
+        accessControlFlags: 1 << 40, secret: Data("s3cret".utf8), access: access)
+
+    static let access = ItemAccess(applications: [TrustedApplication(path: "/usr/bin/ssh", digest: Data(repeating: 3, count: 32)), .caller],
+                                   descriptor: "mail ✓")
 
     static var query: ItemQuery {
         var query = ItemQuery(itemClass: .genericPassword)
@@ -40,8 +43,11 @@ struct AgentProtocolTests {
         var changes = ItemChanges()
         changes.attributes = ["labl": .string("new")]
         changes.secret = Data()
-        let caller = Caller(accessGroups: ["a", "*"])
-        let item = NewItem(itemClass: .genericPassword, attributes: ["acct": .string("a")], secret: Data("x".utf8), accessControlFlags: 3)
+        changes.access = ItemAccess(anyApplication: true)
+        var caller = Caller(accessGroups: ["a", "*"], interactionAllowed: false)
+        caller.skipsUntrusted = true
+        let item = NewItem(itemClass: .genericPassword, attributes: ["acct": .string("a")], secret: Data("x".utf8), accessControlFlags: 3,
+                           access: access)
         return [
             .hello, .create(keychain: "/k", password: nil), .create(keychain: "/k", password: Data("pw".utf8)),
             .deleteKeychain(keychain: "/k"), .unlock(keychain: "/k", password: Data()), .lock(keychain: nil), .lock(keychain: "/k"),
@@ -52,6 +58,10 @@ struct AgentProtocolTests {
             .update(keychains: [], query: query, changes: changes, caller: caller),
             .delete(keychains: ["/a"], query: ItemQuery(itemClass: .internetPassword), caller: caller, makeTombstones: true),
             .backup(keychain: "/k", destination: "/b"), .shutdown,
+            .setAccess(keychains: ["/k"], query: query, change: AccessChange(trust: ["/bin/a"], untrust: ["/bin/b"], anyApplication: false),
+                       password: Data("pw".utf8)),
+            .grants(change: nil, password: nil),
+            .grants(change: GrantChange(application: "/bin/a", groups: ["g", "*"], revoke: true), password: Data()),
             .keyOperation(keychains: ["/k"], request: keyOperation, caller: caller),
         ]
     }
@@ -65,6 +75,7 @@ struct AgentProtocolTests {
         full.home = "/home/ann/.local/share/keyhaven"
         full.pid = 1234
         full.data = Data([0xDE, 0xAD])
+        full.grants = [ApplicationGrant(application: TrustedApplication(path: "/bin/a", digest: Data(repeating: 1, count: 32)), groups: ["g"])]
         return [AgentResponse(), full, AgentResponse(error: StoreError(.itemNotFound, "no such item"))]
     }
 
@@ -85,7 +96,7 @@ struct AgentProtocolTests {
         }
         guard case .find(let keychains, let query, let caller, true) = try AgentFraming.decode(AgentRequest.self, from: payload(Self.requests[12]))
         else { Issue.record("not a find"); return }
-        #expect(keychains == ["/a", "/b"] && caller.accessGroups == ["a", "*"])
+        #expect(keychains == ["/a", "/b"] && caller.accessGroups == ["a", "*"] && !caller.interactionAllowed && caller.skipsUntrusted)
         #expect(query.criteria == Self.query.criteria && query.limit == nil && query.tombstone == false)
         #expect(query.persistentReference == .rowID(.genericPassword, 9) && query.hostOrSubdomain == "example.com")
         guard case .keyOperation(_, let operation, _) = try AgentFraming.decode(AgentRequest.self, from: payload(Self.requests.last!))
@@ -104,7 +115,7 @@ struct AgentProtocolTests {
         #expect(item.attributes == Self.item.attributes && item.secret == Self.item.secret)
         #expect(item.persistentReference == Self.item.persistentReference && item.accessControlFlags == 1 << 40)
         #expect(full.count == 3 && full.pid == 1234 && full.status?.isForeign == true && full.settings?.lockInterval == 60)
-        #expect(full.data == Data([0xDE, 0xAD]))
+        #expect(full.data == Data([0xDE, 0xAD]) && item.access == Self.access && full.grants?.first?.groups == ["g"])
         let failure = try AgentFraming.decode(AgentResponse.self, from: payload(Self.responses[2]))
         #expect(failure.error == StoreError(.itemNotFound, "no such item"))
     }
@@ -116,7 +127,7 @@ struct AgentProtocolTests {
             _ = try AgentFraming.decode(AgentRequest.self, from: Array(#"{"v":1,"body":{"hello":{}}}"#.utf8))
             Issue.record("a version 1 frame was read")
         } catch {
-            #expect(error.code == .wrongVersion && error.message.contains("protocol 1, not 3"))
+            #expect(error.code == .wrongVersion && error.message.contains("protocol 1, not 4"))
         }
     }
 
@@ -137,11 +148,11 @@ struct AgentProtocolTests {
     @Test("Forged counts and lengths fail before allocating; invalid UTF-8, booleans and tags are refused")
     func forgedFields() {
         let cases: [(String, [UInt8])] = [
-            ("count larger than the message", [3, 0, 11] + [0xFF, 0xFF, 0xFF, 0x7F]),
-            ("the data is truncated", [3, 0, 6] + [0xFF, 0xFF, 0xFF, 0xFF]),
-            ("text that is not UTF-8", [3, 0, 6, 2, 0, 0, 0, 0xC3, 0x28]),
-            ("a boolean that is neither 0 nor 1", [3, 7]),
-            ("an unknown request", [3, 0, 200]),
+            ("count larger than the message", [4, 0, 11] + [0xFF, 0xFF, 0xFF, 0x7F]),
+            ("the data is truncated", [4, 0, 6] + [0xFF, 0xFF, 0xFF, 0xFF]),
+            ("text that is not UTF-8", [4, 0, 6, 2, 0, 0, 0, 0xC3, 0x28]),
+            ("a boolean that is neither 0 nor 1", [4, 7]),
+            ("an unknown request", [4, 0, 200]),
         ]
         for (message, bytes) in cases {
             do {

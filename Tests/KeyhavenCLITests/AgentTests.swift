@@ -294,7 +294,8 @@ struct AgentTests {
             do {
                 let client = try AgentClient(socket: socket)
                 let item = NewItem(itemClass: .genericPassword, attributes: ["acct": .string("client-\(i)")], secret: Data("\(i)".utf8))
-                let caller = Caller(accessGroups: ["g"])
+                // The test program's own group: the agent grants no other without the user.
+                let caller = Caller(accessGroups: [AccessGroupConfiguration.defaultGroup])
                 _ = try client.send(.add(keychain: home + "/login.keychain-db", item: item, caller: caller))
                 var query = ItemQuery(itemClass: .genericPassword)
                 query.criteria = ["acct": .string("client-\(i)")]

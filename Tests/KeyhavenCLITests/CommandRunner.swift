@@ -5,6 +5,9 @@ import KeychainTestSupport
 /// agent is the test's own), and collects what it printed.
 struct CommandRunner {
     let runtime: String
+    /// More for the command and for the agent it starts (the agent keeps the environment of the
+    /// command that started it).
+    var extraEnvironment: [String: String] = [:]
 
     static var products: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -26,6 +29,7 @@ struct CommandRunner {
         environment["XDG_RUNTIME_DIR"] = runtime
         environment["KEYHAVEN_AGENT_SOCKET"] = nil
         environment["KEYHAVEN_ACCESS_GROUPS"] = nil
+        environment.merge(extraEnvironment) { _, new in new }
         return environment
     }
 

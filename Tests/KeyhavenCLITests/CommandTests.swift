@@ -147,7 +147,7 @@ struct CommandTests {
         let key = NewItem(itemClass: .key, attributes: ["kcls": .number(1), "type": .number(73), "bsiz": .number(256),
                                                          "klbl": .data(Data(repeating: 1, count: 20)), "atag": .string("cli-key")],
                           secret: material)
-        _ = try agent.add(key, caller: Caller(accessGroups: ["keyhaven"]))
+        _ = try agent.add(key, caller: Caller(accessGroups: [AccessGroupConfiguration.defaultGroup]))
         for arguments in [["dump-keychain"], ["dump-keychain", "-d"], ["dump-keychain", "--json", "-d"]] {
             let output = try k.run(arguments).output
             #expect(output.contains("keys") && output.contains("cli-key"), "\(arguments)")

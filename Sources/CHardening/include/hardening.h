@@ -14,4 +14,14 @@ int kh_is_dumpable(void);
 /// that cache switched off (GLIBC_TUNABLES glibc.malloc.tcache_count=0).
 int kh_wipe_freed_memory(int byte);
 
+/// pidfd_open(2): a descriptor that refers to process `pid` (and only it, even after its pid is
+/// reused). -1 with errno set (ENOSYS before Linux 5.3).
+int kh_pidfd_open(int pid);
+
+/// pidfd_send_signal(2) with signal 0: 0 while the process runs, -1 (ESRCH) once it has exited.
+int kh_pidfd_alive(int pidfd);
+
+/// The pidfd of a connected Unix socket's peer (SO_PEERPIDFD, Linux 6.5), or -1.
+int kh_peer_pidfd(int socket);
+
 #endif

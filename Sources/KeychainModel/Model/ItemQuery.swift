@@ -22,8 +22,18 @@ package struct ItemQuery: Sendable {
 /// Who is calling: the access groups the caller may use, first = default for adds.
 package struct Caller: Sendable, Hashable {
     package let accessGroups: [String]
+    /// Whether the agent may ask the user (a prompt) for what the caller is not trusted with:
+    /// false after `SecKeychainSetUserInteractionAllowed(false)` or with
+    /// `kSecUseAuthenticationUIFail`.
+    package var interactionAllowed: Bool
+    /// `kSecUseAuthenticationUISkip`: items the caller is not trusted with are left out of a
+    /// search's results instead of prompting.
+    package var skipsUntrusted = false
 
-    package init(accessGroups: [String]) { self.accessGroups = accessGroups }
+    package init(accessGroups: [String], interactionAllowed: Bool = true) {
+        self.accessGroups = accessGroups
+        self.interactionAllowed = interactionAllowed
+    }
 
     /// Apple's token group is read-only.
     package static let tokenGroup = "com.apple.token"
@@ -39,12 +49,16 @@ package struct NewItem: Sendable {
     package var attributes: [String: AttributeValue]
     package var secret: Data?
     package var accessControlFlags: UInt64?
+    /// Its access object; nil: every application may use it (a synced copy).
+    package var access: ItemAccess?
 
-    package init(itemClass: ItemClass, attributes: [String: AttributeValue], secret: Data?, accessControlFlags: UInt64? = nil) {
+    package init(itemClass: ItemClass, attributes: [String: AttributeValue], secret: Data?, accessControlFlags: UInt64? = nil,
+                 access: ItemAccess? = nil) {
         self.itemClass = itemClass
         self.attributes = attributes
         self.secret = secret
         self.accessControlFlags = accessControlFlags
+        self.access = access
     }
 }
 
@@ -55,6 +69,8 @@ package struct ItemChanges: Sendable {
     package var secret: Data?
     /// A new access control (its flags), if it changes.
     package var accessControlFlags: UInt64?
+    /// A new access object, if it changes (`SecKeychainItemSetAccess`, Always Allow).
+    package var access: ItemAccess?
     /// A synced copy of another device's version (the sync engine's writes, never a client's):
     /// the change date is the version's own `mdat`, not the time of the write here.
     package var isReplica = false
@@ -73,9 +89,11 @@ package struct StoredItem: Sendable {
     package let accessControlFlags: UInt64?
     /// The secret, when it was asked for and the item has one.
     package var secret: Data?
+    /// Its access object; nil: every application may use it.
+    package var access: ItemAccess?
 
     package init(itemClass: ItemClass, rowID: Int64, persistentReference: PersistentReference, isTombstone: Bool,
-                 attributes: [String: AttributeValue], accessControlFlags: UInt64?, secret: Data?) {
+                 attributes: [String: AttributeValue], accessControlFlags: UInt64?, secret: Data?, access: ItemAccess? = nil) {
         self.itemClass = itemClass
         self.rowID = rowID
         self.persistentReference = persistentReference
@@ -83,6 +101,7 @@ package struct StoredItem: Sendable {
         self.attributes = attributes
         self.accessControlFlags = accessControlFlags
         self.secret = secret
+        self.access = access
     }
 }
 

@@ -68,8 +68,16 @@ extension ItemQuery: WireCodable {
 }
 
 extension Caller: WireCodable {
-    package func write(to writer: inout ByteWriter) { accessGroups.write(to: &writer) }
-    package init(from reader: inout ByteReader) throws(StoreError) { self.init(accessGroups: try [String](from: &reader)) }
+    package func write(to writer: inout ByteWriter) {
+        accessGroups.write(to: &writer)
+        interactionAllowed.write(to: &writer)
+        skipsUntrusted.write(to: &writer)
+    }
+
+    package init(from reader: inout ByteReader) throws(StoreError) {
+        self.init(accessGroups: try [String](from: &reader), interactionAllowed: try Bool(from: &reader))
+        skipsUntrusted = try Bool(from: &reader)
+    }
 }
 
 extension NewItem: WireCodable {
@@ -78,11 +86,12 @@ extension NewItem: WireCodable {
         attributes.write(to: &writer)
         secret.write(to: &writer)
         accessControlFlags.write(to: &writer)
+        access.write(to: &writer)
     }
 
     package init(from reader: inout ByteReader) throws(StoreError) {
         self.init(itemClass: try ItemClass(from: &reader), attributes: try [String: AttributeValue](from: &reader),
-                  secret: try Data?(from: &reader), accessControlFlags: try UInt64?(from: &reader))
+                  secret: try Data?(from: &reader), accessControlFlags: try UInt64?(from: &reader), access: try ItemAccess?(from: &reader))
     }
 }
 
@@ -91,6 +100,7 @@ extension ItemChanges: WireCodable {
         attributes.write(to: &writer)
         secret.write(to: &writer)
         accessControlFlags.write(to: &writer)
+        access.write(to: &writer)
     }
 
     package init(from reader: inout ByteReader) throws(StoreError) {
@@ -98,6 +108,7 @@ extension ItemChanges: WireCodable {
         attributes = try [String: AttributeValue](from: &reader)
         secret = try Data?(from: &reader)
         accessControlFlags = try UInt64?(from: &reader)
+        access = try ItemAccess?(from: &reader)
     }
 }
 
@@ -110,13 +121,14 @@ extension StoredItem: WireCodable {
         attributes.write(to: &writer)
         accessControlFlags.write(to: &writer)
         secret.write(to: &writer)
+        access.write(to: &writer)
     }
 
     package init(from reader: inout ByteReader) throws(StoreError) {
         self.init(itemClass: try ItemClass(from: &reader), rowID: try Int64(from: &reader),
                   persistentReference: try PersistentReference(from: &reader), isTombstone: try Bool(from: &reader),
                   attributes: try [String: AttributeValue](from: &reader), accessControlFlags: try UInt64?(from: &reader),
-                  secret: try Data?(from: &reader))
+                  secret: try Data?(from: &reader), access: try ItemAccess?(from: &reader))
     }
 }
 

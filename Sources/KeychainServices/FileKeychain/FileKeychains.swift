@@ -55,9 +55,6 @@ package enum FileKeychains {
         try engine { () throws(StoreError) in try preferences.save(home) }
     }
 
-    /// Whether the keychain functions may ask the user (they never can here; see
-    /// `SecKeychainSetUserInteractionAllowed`).
-    static let userInteractionAllowed = Mutex(true)
 }
 
 /// Copies `length` bytes from a C buffer (nothing for a null pointer).

@@ -7,7 +7,7 @@ enum LegacyItems {
     static func add(_ itemClass: ItemClass, _ attributes: [String: AttributeValue], _ password: UnsafeRawPointer,
                     _ length: UInt32, _ keychain: SecKeychain?, _ itemRef: UnsafeMutablePointer<SecKeychainItem?>?) throws(SecStatusError) {
         let database = try FileKeychains.database(keychain)
-        let item = NewItem(itemClass: itemClass, attributes: attributes, secret: Data(bytes(password, length)))
+        let item = NewItem(itemClass: itemClass, attributes: attributes, secret: Data(bytes(password, length)), access: .creatorOnly)
         let stored = try engine { () throws(StoreError) in try database.add(item, caller: AccessGroupConfiguration.currentCaller()) }
         itemRef?.pointee = SecKeychainItem(keychainPath: database.path, reference: stored.persistentReference.bytes)
     }

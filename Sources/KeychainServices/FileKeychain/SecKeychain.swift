@@ -199,17 +199,18 @@ public func SecKeychainSetSettings(_ keychain: SecKeychain?, _ newSettings: Unsa
     }
 }
 
-/// Whether keychain functions may show a dialog. Recorded and returned: no dialog is ever shown
-/// here, so a call that would need one fails with `errSecInteractionNotAllowed` either way.
+/// Whether keychain functions may show a dialog: with `false`, a call through the agent that would
+/// need a prompt (a program not trusted by an item's access object, an access group not granted)
+/// fails at once with `errSecInteractionNotAllowed`. The embedded engine never prompts.
 @discardableResult
 public func SecKeychainSetUserInteractionAllowed(_ state: Bool) -> OSStatus {
-    FileKeychains.userInteractionAllowed.withLock { $0 = state }
+    AccessGroupConfiguration.interactionAllowed.withLock { $0 = state }
     return errSecSuccess
 }
 
 /// See ``SecKeychainSetUserInteractionAllowed(_:)``.
 @discardableResult
 public func SecKeychainGetUserInteractionAllowed(_ state: UnsafeMutablePointer<DarwinBoolean>) -> OSStatus {
-    state.pointee = DarwinBoolean(FileKeychains.userInteractionAllowed.withLock { $0 })
+    state.pointee = DarwinBoolean(AccessGroupConfiguration.interactionAllowed.withLock { $0 })
     return errSecSuccess
 }

@@ -133,7 +133,8 @@ extension ItemDictionary {
         case "u_AuthUI":
             switch value {
             case .string("u_AuthUIS"): authenticationUISkip = true
-            case .string("u_AuthUIA"), .string("u_AuthUIF"): break
+            case .string("u_AuthUIF"): authenticationUIFail = true
+            case .string("u_AuthUIA"): break
             default: throw .param("kSecUseAuthenticationUI has a value that is not a UI mode")
             }
         default:

@@ -64,6 +64,16 @@ struct ItemDictionary {
     var useItemList = false
     var useTombstones: Bool?
     var authenticationUISkip = false
+    /// `kSecUseAuthenticationUIFail`: no prompt for this call.
+    var authenticationUIFail = false
+
+    /// The caller this call acts as: the process's access groups and whether it may be prompted.
+    var caller: Caller {
+        var caller = AccessGroupConfiguration.currentCaller()
+        if authenticationUIFail { caller.interactionAllowed = false }
+        caller.skipsUntrusted = authenticationUISkip
+        return caller
+    }
     /// `kSecUseKeychain`: where an add goes.
     var useKeychain: SecKeychain?
     /// `kSecMatchSearchList`: which keychains a query searches.

@@ -27,8 +27,11 @@ extension KeychainDatabase.Session {
         attributes["sha1"] = .data(Self.digest(attributes, secret: item.secret))
 
         let persistentID = KeychainCrypto.randomBytes(16)
+        // The caller marker (`SecTrustedApplicationCreateFromPath(nil)`) names this process when it
+        // reaches the engine: the agent resolves it to its client before.
+        let access = try item.access.map { (access) throws(StoreError) in try ApplicationIdentityReader.resolve(access) }
         let metadata = ItemMetadata(attributes: attributes, secretTag: KeychainCrypto.randomBytes(16),
-                                    hasSecret: item.secret != nil, accessControlFlags: item.accessControlFlags)
+                                    hasSecret: item.secret != nil, accessControlFlags: item.accessControlFlags, access: access)
         let values = try sealRow(itemClass, persistentID: persistentID, keyClass: keyClass, metadata: metadata,
                                  secret: item.secret, tombstone: false)
         let columns = ["persistref"] + Self.rowColumns(itemClass)
@@ -41,7 +44,7 @@ extension KeychainDatabase.Session {
         }
         return StoredItem(itemClass: itemClass, rowID: rowID, persistentReference: .uuid(itemClass, persistentID),
                           isTombstone: false, attributes: attributes, accessControlFlags: item.accessControlFlags,
-                          secret: item.secret)
+                          secret: item.secret, access: access)
     }
 
     /// The caller's attributes plus Apple's add-time defaults (spec 1.8).

@@ -5,8 +5,15 @@ extension KeychainDatabase {
     /// decrypt). With `makeTombstones`, live items become tombstones instead (`kSecUseTombstones`).
     /// Returns how many rows were removed or turned into tombstones.
     package func delete(_ query: ItemQuery, caller: Caller, makeTombstones: Bool) throws(StoreError) -> Int {
+        try delete(query, caller: caller, makeTombstones: makeTombstones, authorize: nil)
+    }
+
+    /// The same, with `authorize` shown every live item that matched, in the write's transaction,
+    /// before anything changes: it throws to change nothing (the agent's access check).
+    package func delete(_ query: ItemQuery, caller: Caller, makeTombstones: Bool,
+                        authorize: ItemAuthorization?) throws(StoreError) -> Int {
         try withSession { session throws(StoreError) in
-            try session.delete(query, caller: caller, makeTombstones: makeTombstones)
+            try session.delete(query, caller: caller, makeTombstones: makeTombstones, authorize: authorize)
         }
     }
 }
@@ -15,13 +22,14 @@ extension KeychainDatabase.Session {
     /// What a tombstone keeps: the primary key, the dates, the accessibility, the group.
     private static let tombstoneKeeps: Set<String> = ["cdat", "mdat", "pdmn", "agrp", "sync"]
 
-    func delete(_ query: ItemQuery, caller: Caller, makeTombstones: Bool) throws(StoreError) -> Int {
+    func delete(_ query: ItemQuery, caller: Caller, makeTombstones: Bool, authorize: ItemAuthorization? = nil) throws(StoreError) -> Int {
         var query = query
         query.limit = nil
         let groups = try readableGroups(query, caller: caller, forWriting: true)
         return try writeTransaction { () throws(StoreError) -> Int in
             let matches = try select(query, groups: groups, caller: caller, withSecrets: false)
             guard !matches.isEmpty else { throw StoreError(.itemNotFound, "no item matched") }
+            try authorize?(matches.compactMap { if case .item(let item) = $0 { item } else { nil } })
             let remove = try connection.prepare("DELETE FROM \(query.itemClass.rawValue) WHERE rowid = ?")
             for match in matches {
                 switch match {
@@ -43,6 +51,6 @@ extension KeychainDatabase.Session {
         var attributes = item.attributes.filter { primaryKey.contains($0.key) || Self.tombstoneKeeps.contains($0.key) }
         attributes["mdat"] = .date(Self.laterDate(after: item.attributes["mdat"]))
         let keyClass = try Self.keyClass(of: attributes)
-        try store(item, attributes: attributes, keyClass: keyClass, secret: nil, accessControlFlags: nil, tombstone: true)
+        try store(item, attributes: attributes, keyClass: keyClass, secret: nil, accessControlFlags: nil, access: nil, tombstone: true)
     }
 }

@@ -39,6 +39,18 @@ extension KeychainDatabase {
         }
     }
 
+    /// Whether `password` is the keychain's (`.authFailed` if not): the agent's prompts ask for it
+    /// before they allow a program in. Nothing changes, the lock state neither.
+    package func verifyPassword(_ password: [UInt8]) throws(StoreError) {
+        guard let kdf = try currentKDF() else { throw StoreError(.authFailed, "the keychain has no password") }
+        let passwordKey = try kdf.deriveKey(from: password)  // slow: outside the lock
+        try withSession { session throws(StoreError) in
+            guard session.kdf == kdf else { throw StoreError(.authFailed, "the password changed meanwhile; try again") }
+            _ = try Keybag.open(session.foreign ? .password : .devicePassword, in: session.connection, keychainID: session.keychainID,
+                                format: session.format, deviceKey: session.foreign ? nil : session.deviceKey, passwordKey: passwordKey)
+        }
+    }
+
     /// Locks: drops the keys of the classes that need the keychain unlocked. A keychain without a
     /// password cannot be locked (a device without a passcode).
     package func lock() {

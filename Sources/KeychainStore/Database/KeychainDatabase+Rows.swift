@@ -86,6 +86,6 @@ extension KeychainDatabase.Session {
         }
         return StoredItem(itemClass: itemClass, rowID: rowID, persistentReference: .uuid(itemClass, persistentID),
                           isTombstone: tomb != 0, attributes: metadata.attributes,
-                          accessControlFlags: metadata.accessControlFlags, secret: secret)
+                          accessControlFlags: metadata.accessControlFlags, secret: secret, access: metadata.access)
     }
 }

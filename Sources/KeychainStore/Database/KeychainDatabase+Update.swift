@@ -4,15 +4,25 @@ extension KeychainDatabase {
     /// `SecItemUpdate`: changes every matching item in one transaction; if any change fails
     /// (a duplicate key, a locked class) nothing is changed. Returns how many items changed.
     package func update(_ query: ItemQuery, with changes: ItemChanges, caller: Caller) throws(StoreError) -> Int {
-        try withSession { session throws(StoreError) in try session.update(query, with: changes, caller: caller) }
+        try update(query, with: changes, caller: caller, authorize: nil)
+    }
+
+    /// The same, with `authorize` shown every item that matched, in the write's transaction, before
+    /// anything changes: it throws to change nothing (the agent's access check).
+    package func update(_ query: ItemQuery, with changes: ItemChanges, caller: Caller,
+                        authorize: ItemAuthorization?) throws(StoreError) -> Int {
+        try withSession { session throws(StoreError) in try session.update(query, with: changes, caller: caller, authorize: authorize) }
     }
 }
+
+/// Shown the items a write would change, before it changes them; throws to stop it.
+package typealias ItemAuthorization = ([StoredItem]) throws(StoreError) -> Void
 
 extension KeychainDatabase.Session {
     /// The key attributes an update may not change (extractability and sensitivity).
     static let fixedKeyAttributes: Set<String> = ["extr", "sens", "asen", "next"]
 
-    func update(_ query: ItemQuery, with changes: ItemChanges, caller: Caller) throws(StoreError) -> Int {
+    func update(_ query: ItemQuery, with changes: ItemChanges, caller: Caller, authorize: ItemAuthorization? = nil) throws(StoreError) -> Int {
         var query = query
         query.limit = nil
         // A key's extractability is fixed when it is made: otherwise any client could turn a key
@@ -30,6 +40,7 @@ extension KeychainDatabase.Session {
         }
         return try writeTransaction { () throws(StoreError) -> Int in
             let items = try select(query, groups: groups, caller: caller, withSecrets: true).liveItems()
+            try authorize?(items)
             for item in items { try rewrite(item, with: changes) }
             return items.count
         }
@@ -39,23 +50,32 @@ extension KeychainDatabase.Session {
         var attributes = item.attributes.merging(changes.attributes) { _, new in new }
         let secret = changes.secret ?? item.secret
         try Self.checkSizes(attributes, secret: secret)
+        let access = try changes.access.map { (access) throws(StoreError) in try ApplicationIdentityReader.resolve(access) }
+        // A new access object alone is not a change of the item (macOS keeps its date).
+        let accessOnly = changes.attributes.isEmpty && changes.secret == nil && changes.accessControlFlags == nil
+        if accessOnly, access != nil {
+            try store(item, attributes: item.attributes, keyClass: try Self.keyClass(of: item.attributes), secret: item.secret,
+                      accessControlFlags: item.accessControlFlags, access: access, tombstone: false)
+            return
+        }
         if !changes.isReplica || changes.attributes["mdat"] == nil {
             attributes["mdat"] = .date(Self.laterDate(after: item.attributes["mdat"]))
         }
         attributes["sha1"] = .data(Self.digest(attributes, secret: secret))
         let keyClass = try Self.keyClass(of: attributes)
         try store(item, attributes: attributes, keyClass: keyClass, secret: secret,
-                  accessControlFlags: changes.accessControlFlags ?? item.accessControlFlags, tombstone: false)
+                  accessControlFlags: changes.accessControlFlags ?? item.accessControlFlags, access: access ?? item.access,
+                  tombstone: false)
     }
 
     /// Re-encrypts a row in place (same row id and persistent reference) with a fresh tag.
     func store(_ item: StoredItem, attributes: [String: AttributeValue], keyClass: KeyClass, secret: Data?,
-               accessControlFlags: UInt64?, tombstone: Bool) throws(StoreError) {
+               accessControlFlags: UInt64?, access: ItemAccess?, tombstone: Bool) throws(StoreError) {
         guard case .uuid(_, let persistentID) = item.persistentReference else {
             throw StoreError(.internalError, "a stored item has no persistent identifier")
         }
         let metadata = ItemMetadata(attributes: attributes, secretTag: KeychainCrypto.randomBytes(16),
-                                    hasSecret: secret != nil, accessControlFlags: accessControlFlags)
+                                    hasSecret: secret != nil, accessControlFlags: accessControlFlags, access: access)
         let values = try sealRow(item.itemClass, persistentID: persistentID, keyClass: keyClass, metadata: metadata,
                                  secret: secret, tombstone: tombstone)
         // The blobs always; a search column only if its value changes. SQLite rewrites the

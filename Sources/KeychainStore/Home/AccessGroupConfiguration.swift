@@ -4,8 +4,10 @@ import Synchronization
 /// The access groups of this process (spec 2.2), Linux's stand-in for signed entitlements.
 ///
 /// In order of precedence: the list set with `SecAccessGroupsSetCurrent`; else
-/// `KEYHAVEN_ACCESS_GROUPS` (comma-separated, read at first use); else one group named after the
-/// executable. The first group is where adds go by default.
+/// `KEYHAVEN_ACCESS_GROUPS` (comma-separated, read at first use); else the program's application
+/// group (``ApplicationIdentityReader/applicationGroup(path:)``: its file name and a digest of its
+/// path, the group the agent gives the program). The first group is where adds go by default.
+/// Through the agent, a list is a request: the agent grants each group per program.
 package enum AccessGroupConfiguration {
     private static let explicit = Mutex<[String]?>(nil)
     private static let fromEnvironment: [String]? = {
@@ -14,7 +16,12 @@ package enum AccessGroupConfiguration {
     }()
 
     /// The caller this process acts as.
-    package static func currentCaller() -> Caller { Caller(accessGroups: current()) }
+    package static func currentCaller() -> Caller {
+        Caller(accessGroups: current(), interactionAllowed: interactionAllowed.withLock { $0 })
+    }
+
+    /// `SecKeychainSetUserInteractionAllowed`: whether the agent may prompt for this process.
+    package static let interactionAllowed = Mutex(true)
 
     package static func current() -> [String] {
         if let groups = explicit.withLock({ $0 }) { return groups }
@@ -28,9 +35,6 @@ package enum AccessGroupConfiguration {
         explicit.withLock { $0 = groups }
     }
 
-    /// The executable's name, standing in for an application identifier.
-    package static var defaultGroup: String {
-        let name = ProcessInfo.processInfo.processName
-        return name.isEmpty ? "keyhaven.default" : name
-    }
+    /// The program's application group, standing in for an application identifier.
+    package static let defaultGroup: String = ApplicationIdentityReader.applicationGroup(path: ApplicationIdentityReader.currentPath)
 }

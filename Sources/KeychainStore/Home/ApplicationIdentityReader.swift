@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Crypto
+import FoundationEssentials
+import Synchronization
+
+/// Reads what a program is from the kernel and its file: ``ApplicationIdentity`` (the rule is in
+/// docs/threat-model.md, "Which program is asking").
+///
+/// The digest is SHA-256 of the executable's contents read through a descriptor of the running
+/// file (`/proc/PID/exe`), never through its path, so a file swapped on disk after the program
+/// started is not what gets hashed. Digests are cached by the file's device, inode, size,
+/// modification and change times: any write to the file changes its change time.
+package enum ApplicationIdentityReader {
+    private struct FileKey: Hashable {
+        let device: UInt64, inode: UInt64, size: Int64
+        let modified: Int64, modifiedNanoseconds: Int, changed: Int64, changedNanoseconds: Int
+    }
+
+    private static let digests = Mutex<[FileKey: Data]>([:])
+    private static let own = Mutex<ApplicationIdentity?>(nil)
+
+    /// The running process's identity (its digest read once).
+    package static func current() -> ApplicationIdentity {
+        if let identity = own.withLock({ $0 }) { return identity }
+        let fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
+        defer { if fd >= 0 { close(fd) } }
+        let identity = identity(executable: fd, path: currentPath, environment: ProcessInfo.processInfo.environment)
+        own.withLock { $0 = identity }
+        return identity
+    }
+
+    /// This process's executable path (cheap: no hashing).
+    package static var currentPath: String { link("/proc/self/exe") ?? "" }
+
+    /// The application group of the program at `path`: its file name and 64 bits of SHA-256 of
+    /// the path, so programs of the same name in different places never share one.
+    package static func applicationGroup(path: String) -> String {
+        guard !path.isEmpty else { return "keyhaven.default" }
+        let name = path.split(separator: "/").last.map(String.init) ?? "program"
+        let digest = Data(SHA256.hash(data: Data(path.utf8)).prefix(8))
+        return "\(name).\(digest.hexString)"
+    }
+
+    /// The identity of a program given a descriptor open on its executable (`fd`, -1 if none could
+    /// be opened), the path the kernel names, and its starting environment (nil if unreadable).
+    /// `traced`: a debugger is attached.
+    package static func identity(executable fd: Int32, path: String, environment: [String: String]?,
+                                 traced: Bool = false) -> ApplicationIdentity {
+        let group = applicationGroup(path: path)
+        guard fd >= 0, let digest = digest(of: fd) else {
+            return ApplicationIdentity(path: path, digest: Data(), isProtected: false, isTampered: true, applicationGroup: group)
+        }
+        return ApplicationIdentity(path: path, digest: digest, isProtected: isProtected(fd, path: path),
+                                   isTampered: traced || isTampered(environment), applicationGroup: group)
+    }
+
+    /// The identity of the program at `path` (security(1)'s `-T`, `SecTrustedApplicationCreateFromPath`).
+    package static func application(atPath path: String) throws(StoreError) -> ApplicationIdentity {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError(.invalidParameter, "no program can be read at \(path)") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw StoreError(.invalidParameter, "\(path) is not a program file")
+        }
+        let canonical = realpath(path, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        } ?? path
+        return identity(executable: fd, path: canonical, environment: [:])
+    }
+
+    /// `access` with the caller marker replaced by this process and each path given without a
+    /// digest hashed: what an item's access object holds when the engine adds it in process.
+    package static func resolve(_ access: ItemAccess) throws(StoreError) -> ItemAccess {
+        var access = access.namesCaller ? access.resolvingCaller(as: current()) : access
+        access.applications = try access.applications.map { (app) throws(StoreError) -> TrustedApplication in
+            app.isUnresolved ? TrustedApplication(try application(atPath: app.path)) : app
+        }
+        return access
+    }
+
+    // MARK: The rule's parts
+
+    /// SHA-256 of the file behind `fd`, from its start (cached by the file's identity and times).
+    static func digest(of fd: Int32) -> Data? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let key = FileKey(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                          modified: Int64(info.st_mtim.tv_sec), modifiedNanoseconds: Int(info.st_mtim.tv_nsec),
+                          changed: Int64(info.st_ctim.tv_sec), changedNanoseconds: Int(info.st_ctim.tv_nsec))
+        if let known = digests.withLock({ $0[key] }) { return known }
+        var hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: off_t = 0
+        while true {
+            let read = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
+            if read < 0 && errno == EINTR { continue }
+            guard read >= 0 else { return nil }
+            if read == 0 { break }
+            hasher.update(data: buffer[0..<read])
+            offset += off_t(read)
+        }
+        let digest = Data(hasher.finalize())
+        digests.withLock { cache in
+            if cache.count > 256 { cache.removeAll() }
+            cache[key] = digest
+        }
+        return digest
+    }
+
+    /// Whether the user cannot modify the program: the user is not root, the file is owned by root
+    /// and writable by nobody else, the path still names this very file, and every folder above
+    /// it is owned by root and writable by nobody else (so it cannot be renamed or replaced).
+    static func isProtected(_ fd: Int32, path: String) -> Bool {
+        guard getuid() != 0, path.hasPrefix("/"), !path.hasSuffix(" (deleted)") else { return false }
+        var file = stat(), named = stat()
+        guard fstat(fd, &file) == 0, stat(path, &named) == 0,
+              file.st_dev == named.st_dev, file.st_ino == named.st_ino,
+              file.st_uid == 0, file.st_mode & 0o022 == 0 else { return false }
+        return isProtectedFolder(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
+    }
+
+    /// The folder and each above it owned by root and writable by nobody else.
+    static func isProtectedFolder(_ folder: String) -> Bool {
+        var current = folder.isEmpty ? "/" : folder
+        while true {
+            var info = stat()
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
+                  info.st_uid == 0, info.st_mode & 0o022 == 0 else { return false }
+            if current == "/" { return true }
+            let parent = current[..<(current.lastIndex(of: "/") ?? current.startIndex)]
+            current = parent.isEmpty ? "/" : String(parent)
+        }
+    }
+
+    /// Whether the starting environment can load code that is not the program's: `LD_PRELOAD`,
+    /// `LD_AUDIT`, or an `LD_LIBRARY_PATH` folder the user can write. Unreadable: yes.
+    static func isTampered(_ environment: [String: String]?) -> Bool {
+        guard let environment else { return true }
+        for name in ["LD_PRELOAD", "LD_AUDIT"] where !(environment[name] ?? "").isEmpty { return true }
+        let folders = (environment["LD_LIBRARY_PATH"] ?? "").split(separator: ":", omittingEmptySubsequences: false)
+        if environment["LD_LIBRARY_PATH"] != nil {
+            for folder in folders {
+                // An empty entry is the current folder.
+                guard folder.hasPrefix("/"), getuid() != 0, isProtectedFolder(String(folder)) else { return true }
+            }
+        }
+        return false
+    }
+
+    package static func link(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

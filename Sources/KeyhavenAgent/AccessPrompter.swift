@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import FoundationEssentials
+import KeychainModel
+import KeychainStore
+import Synchronization
+
+/// What the agent must ask the user before it answers a request (docs/access.md).
+package struct AccessQuestion: Sendable {
+    package enum Subject: Sendable {
+        /// Items of `keychain` the program is not trusted with; `names` are their labels.
+        case items(keychain: String, references: [PersistentReference], names: [String])
+        /// Access groups the program was not granted.
+        case groups([String])
+    }
+
+    package let subject: Subject
+    /// The keychain whose password the user types after Allow (the items', or the default one
+    /// for groups, where grants are kept).
+    package let keychain: String
+}
+
+/// The user's answer: Allow (this request) or Always Allow (remembered).
+package enum AccessAnswer: Sendable { case allowOnce, alwaysAllow }
+
+/// Asks the user through pinentry: the program, what it wants and the keychain; OK = Allow,
+/// the "not OK" button = Always Allow, Cancel = Deny; then the keychain's password, when it has
+/// one. One prompt at a time per program: another request of the same program meanwhile fails
+/// at once with errSecInteractionNotAllowed, so a program that asks in a loop makes no storm.
+///
+/// Statuses: no terminal and no display, or no pinentry program: errSecInteractionNotAllowed;
+/// Deny, or three wrong passwords: errSecAuthFailed; the prompt closed, crashed, timed out
+/// (`KEYHAVEN_PROMPT_TIMEOUT`, 60 s), the password entry cancelled, or the client gone:
+/// errSecUserCanceled.
+package final class AccessPrompter: Sendable {
+    /// `KEYHAVEN_PINENTRY`, else `pinentry` on the agent's PATH.
+    let program: String
+    let timeout: Double
+    private let open = Mutex<Set<Data>>([])
+
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        program = environment["KEYHAVEN_PINENTRY"].flatMap { $0.isEmpty ? nil : $0 } ?? "pinentry"
+        timeout = environment["KEYHAVEN_PROMPT_TIMEOUT"].flatMap(Double.init).map { max(1, $0) } ?? 60
+    }
+
+    /// Blocks until the user answers (run it off the event loop and off the request pool).
+    package func ask(_ question: AccessQuestion, client: ClientProcess, identity: ApplicationIdentity,
+                     database: KeychainDatabase) throws(StoreError) -> AccessAnswer {
+        let key = Data(identity.path.utf8) + identity.digest
+        guard open.withLock({ $0.insert(key).inserted }) else {
+            throw StoreError(.interactionNotAllowed, "a prompt for this program is already open")
+        }
+        defer { _ = open.withLock { $0.remove(key) } }
+        let clientEnvironment = client.environment ?? [:]
+        let terminal = client.terminal
+        let display = ["DISPLAY", "WAYLAND_DISPLAY"].contains { !(clientEnvironment[$0] ?? "").isEmpty }
+        guard terminal != nil || display else {
+            throw StoreError(.interactionNotAllowed, "the program has no terminal and no display to ask the user on")
+        }
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "TERM"] {
+            if let value = clientEnvironment[name] { environment[name] = value }
+        }
+        do {
+            let pinentry = try Pinentry(program: program, environment: environment, timeout: timeout, clientExit: client.exitDescriptor)
+            return try converse(pinentry, question: question, identity: identity, terminal: terminal,
+                                terminalType: clientEnvironment["TERM"] ?? "xterm", database: database)
+        } catch let error as StoreError {
+            throw error
+        } catch let failure as Pinentry.Failure {
+            if case .unavailable(let reason) = failure {
+                throw StoreError(.interactionNotAllowed, "no prompt can be shown: \(reason) (install pinentry-curses or set KEYHAVEN_PINENTRY)")
+            }
+            throw StoreError(.userCanceled, "the prompt was closed before it was answered")
+        } catch {
+            throw StoreError(.userCanceled, "the prompt was closed before it was answered")
+        }
+    }
+
+    /// The confirmation, then the keychain's password when it has one.
+    private func converse(_ pinentry: Pinentry, question: AccessQuestion, identity: ApplicationIdentity, terminal: String?,
+                          terminalType: String, database: KeychainDatabase) throws -> AccessAnswer {
+        if let terminal {
+            try pinentry.set("OPTION", "ttyname=\(terminal)")
+            try pinentry.set("OPTION", "ttytype=\(terminalType)")
+        }
+        try pinentry.set("SETTITLE", "Keyhaven")
+        try pinentry.set("SETTIMEOUT", String(Int(timeout)))
+        try pinentry.set("SETDESC", Self.describe(question, identity: identity))
+        try pinentry.set("SETOK", "Allow")
+        try pinentry.set("SETNOTOK", "Always Allow")
+        try pinentry.set("SETCANCEL", "Deny")
+        let answer: AccessAnswer
+        switch try pinentry.confirm() {
+        case .ok: answer = .allowOnce
+        case .notOK: answer = .alwaysAllow
+        case .cancel: throw StoreError(.authFailed, "the user denied the program access")
+        }
+        guard database.status().hasPassword else { return answer }
+        try pinentry.set("SETDESC", "Enter the password of the keychain \"\(Self.name(of: question.keychain))\" to allow "
+                         + "\(Self.name(of: identity.path)).")
+        try pinentry.set("SETPROMPT", "Password:")
+        try pinentry.set("SETOK", "OK")
+        try pinentry.set("SETCANCEL", "Cancel")
+        for _ in 0..<3 {
+            guard var password = try pinentry.getPin() else { throw StoreError(.userCanceled, "the password was not given") }
+            let verified = (try? database.verifyPassword(password)) != nil
+            zeroize(&password)
+            if verified { return answer }
+            try pinentry.set("SETERROR", "Wrong password; try again.")
+        }
+        throw StoreError(.authFailed, "the keychain's password was not given")
+    }
+
+    /// The prompt's text: which program, what it wants, in which keychain. Labels and paths only.
+    static func describe(_ question: AccessQuestion, identity: ApplicationIdentity) -> String {
+        let program = identity.path.isEmpty ? "An unidentified program" : "\"\(name(of: identity.path))\" (\(identity.path))"
+        let keychain = name(of: question.keychain)
+        let tampered = identity.isTampered ? "\nIt was started with code injected or is being debugged." : ""
+        switch question.subject {
+        case .items(_, let references, let names):
+            let shown = names.first.map { "\"\($0)\"" } ?? "an item"
+            let more = references.count > 1 ? " and \(references.count - 1) other item\(references.count > 2 ? "s" : "")" : ""
+            return "\(program) wants to use \(shown)\(more) in the keychain \"\(keychain)\".\(tampered)"
+        case .groups(let groups):
+            let list = groups.map { $0 == "*" ? "every access group" : "\"\($0)\"" }.joined(separator: ", ")
+            return "\(program) wants to use the access group\(groups.count > 1 ? "s" : "") \(list) in the keychain \"\(keychain)\".\(tampered)"
+        }
+    }
+
+    static func name(of path: String) -> String { path.split(separator: "/").last.map(String.init) ?? path }
+}

@@ -1,0 +1,158 @@
+import FoundationEssentials
+import KeychainKeys
+import KeychainModel
+import KeychainStore
+import KeyhavenAgentClient
+import Synchronization
+
+/// Who a request comes from, and what the access checks found they must ask.
+package final class RequestContext: Sendable {
+    /// The client process; nil for a request made in the agent's own process (no checks).
+    let client: ClientProcess?
+    let identity: ApplicationIdentity?
+    /// The program is the keyhaven command installed beside this agent: it finds items of every
+    /// group (security(1)'s role), and is subject to access objects like any program.
+    let isAdministrator: Bool
+    /// Set by a check that needs the user's answer; the request then fails with the check's
+    /// error unless the agent can ask.
+    let question = Mutex<AccessQuestion?>(nil)
+
+    package static let inProcess = RequestContext(client: nil, identity: nil, isAdministrator: true)
+
+    init(client: ClientProcess?, identity: ApplicationIdentity?, isAdministrator: Bool) {
+        self.client = client
+        self.identity = identity
+        self.isAdministrator = isAdministrator
+    }
+}
+
+/// The agent's access decisions (docs/access.md): an item's access group decides which programs
+/// find it; its access object decides which may use its secret, change it or delete it.
+extension AgentService {
+    /// The caller a request acts as: of the groups the client asked for, those this program may
+    /// use: its own application group, the groups granted to it, those the user allowed for this
+    /// request. Any other asks the user, or fails with errSecMissingEntitlement.
+    func authorizedCaller(_ claimed: Caller, _ context: RequestContext) throws(StoreError) -> Caller {
+        guard let identity = context.identity, !context.isAdministrator else { return claimed }
+        var missing: [String] = []
+        var granted: Set<String>?
+        let allowedOnce = context.client?.allowed.groups ?? []
+        for group in claimed.accessGroups where group != identity.applicationGroup && group != Caller.tokenGroup {
+            if AccessGrants.reserved.contains(group) {
+                throw StoreError(.missingEntitlement, "the access group \(group) is the agent's own")
+            }
+            if allowedOnce.contains(group) { continue }
+            if granted == nil { granted = grants()?.groups(for: identity) ?? [] }
+            if granted!.contains(group) || granted!.contains("*") { continue }
+            missing.append(group)
+        }
+        if !missing.isEmpty {
+            context.question.withLock { $0 = AccessQuestion(subject: .groups(missing), keychain: home.defaultKeychainPath) }
+            throw StoreError(.missingEntitlement, "this program was not granted the access group\(missing.count > 1 ? "s" : "") "
+                                                  + missing.joined(separator: ", "))
+        }
+        return claimed
+    }
+
+    /// Whether the secret of `item` is the program's to use without asking.
+    static func isTrusted(_ item: StoredItem, by identity: ApplicationIdentity, allowed: Set<PersistentReference>) -> Bool {
+        guard let access = item.access else { return true }
+        return access.trusts(identity) || allowed.contains(item.persistentReference)
+    }
+
+    /// Whether reading `item`'s secret needs trust: passwords, private and symmetric keys (a
+    /// certificate and a public key are public).
+    static func secretNeedsTrust(_ item: StoredItem) -> Bool {
+        switch item.itemClass {
+        case .genericPassword, .internetPassword: return true
+        case .key: return item.attributes["kcls"] != .number(0)
+        default: return false
+        }
+    }
+
+    /// Found items whose secrets go out: those the program is not trusted with ask the user (or,
+    /// with `kSecUseAuthenticationUISkip`, are left out).
+    func checkSecrets(_ found: [(keychain: any KeychainBackend, item: StoredItem)], caller: Caller,
+                      _ context: RequestContext) throws(StoreError) -> [(keychain: any KeychainBackend, item: StoredItem)] {
+        guard let identity = context.identity else { return found }
+        let allowed = context.client?.allowed.items ?? []
+        let untrusted = found.filter { Self.secretNeedsTrust($0.item) && !Self.isTrusted($0.item, by: identity, allowed: allowed) }
+        if untrusted.isEmpty { return found }
+        if caller.skipsUntrusted {
+            let left = found.filter { pair in !untrusted.contains { $0.item.persistentReference == pair.item.persistentReference } }
+            if left.isEmpty { throw StoreError(.itemNotFound, "no item this program may use without asking matched") }
+            return left
+        }
+        try ask(about: untrusted.map(\.item), in: untrusted[0].keychain.path, context)
+    }
+
+    /// The check a write runs on the items it would change, inside its transaction.
+    func writeAuthorization(for keychain: String, _ context: RequestContext) -> ItemAuthorization? {
+        guard let identity = context.identity else { return nil }
+        let allowed = context.client?.allowed.items ?? []
+        return { (items) throws(StoreError) in
+            let untrusted = items.filter { !Self.isTrusted($0, by: identity, allowed: allowed) }
+            if !untrusted.isEmpty { try self.ask(about: untrusted, in: keychain, context) }
+        }
+    }
+
+    /// Records the question and fails; the handler asks the user when it can, and runs the
+    /// request again with the answer.
+    func ask(about items: [StoredItem], in keychain: String, _ context: RequestContext) throws(StoreError) -> Never {
+        let names = items.map { item -> String in
+            if let access = item.access, !access.descriptor.isEmpty { return access.descriptor }
+            if case .string(let label)? = item.attributes["labl"] { return label }
+            if case .string(let service)? = item.attributes["svce"] { return service }
+            if case .string(let server)? = item.attributes["srvr"] { return server }
+            return "an item"
+        }
+        context.question.withLock {
+            $0 = AccessQuestion(subject: .items(keychain: keychain, references: items.map(\.persistentReference), names: names),
+                                keychain: keychain)
+        }
+        throw StoreError(.interactionNotAllowed, "this program is not trusted with the item; the user must allow it")
+    }
+
+    /// Always Allow: the program joins each item's access object, or is granted the groups.
+    package func remember(_ question: AccessQuestion, for identity: ApplicationIdentity) throws(StoreError) {
+        switch question.subject {
+        case .groups(let groups):
+            guard let grants = grants() else { throw StoreError(.notAvailable, "the default keychain cannot keep the grant") }
+            try grants.grant(groups, to: TrustedApplication(identity))
+        case .items(let keychain, let references, _):
+            let database = try database(keychain)
+            for reference in references {
+                var query = ItemQuery(itemClass: reference.itemClass)
+                query.persistentReference = reference
+                query.matchAnySynchronizable = true
+                let unrestricted = Caller(accessGroups: ["*"])
+                guard let item = try database.find(query, caller: unrestricted, withSecrets: false).first,
+                      let access = item.access else { continue }
+                var changes = ItemChanges()
+                changes.access = access.trusting(identity)
+                _ = try database.update(query, with: changes, caller: unrestricted)
+            }
+        }
+    }
+
+    /// The grants kept in the default keychain; nil when it cannot be opened.
+    func grants() -> AccessGrants? {
+        (try? registry.database(at: home.defaultKeychainPath, home: home, create: true)).map(AccessGrants.init)
+    }
+
+    /// An access object from a client: its caller marker is the client (for the keyhaven command,
+    /// each of its programs: `keyhaven`, `keyhaven-pki` and `keyhaven-sync` are one application),
+    /// each path given is hashed.
+    func resolved(_ access: ItemAccess?, _ context: RequestContext) throws(StoreError) -> ItemAccess? {
+        guard let identity = context.identity else { return access }
+        var access = try ApplicationIdentityReader.resolve((access ?? .creatorOnly).resolvingCaller(as: identity))
+        if context.isAdministrator, access.applications.contains(TrustedApplication(identity)) {
+            for path in administratorPaths.sorted() {
+                guard let tool = try? TrustedApplication(ApplicationIdentityReader.application(atPath: path)),
+                      !access.applications.contains(tool) else { continue }
+                access.applications.append(tool)
+            }
+        }
+        return access
+    }
+}

@@ -1,0 +1,74 @@
+import FoundationEssentials
+import KeychainModel
+import KeychainStore
+import KeyhavenAgentClient
+
+/// `keyhaven access grant|revoke|list`: changes to access objects and group grants, authorized by
+/// the keychain's password (when it has one), whoever sends them.
+extension AgentService {
+    /// Changes the access objects of the items matching `query`; the count changed.
+    func setAccess(in keychains: [any KeychainBackend], query: ItemQuery, change: AccessChange,
+                   password: Data?) throws(StoreError) -> Int {
+        let trusted = try change.trust.map { (path) throws(StoreError) in TrustedApplication(try ApplicationIdentityReader.application(atPath: path)) }
+        let untrusted = try change.untrust.map { (path) throws(StoreError) -> (String, Data?) in
+            (path, try? ApplicationIdentityReader.application(atPath: path).digest)
+        }
+        let unrestricted = Caller(accessGroups: ["*"])
+        var query = query
+        query.limit = nil
+        return try KeychainSearch.write(in: keychains) { (keychain) throws(StoreError) -> Int in
+            guard let database = keychain as? KeychainDatabase else { throw StoreError(.internalError, "not a keychain of the agent's") }
+            let items: [StoredItem]
+            do throws(StoreError) {
+                items = try database.find(query, caller: unrestricted, withSecrets: false)
+            } catch where error.code == .itemNotFound {
+                return 0
+            }
+            try Self.checkPassword(password, of: database)
+            var count = 0
+            for item in items {
+                var access = item.access ?? ItemAccess(anyApplication: true)
+                if let any = change.anyApplication { access.anyApplication = any }
+                access.applications += trusted.filter { !access.applications.contains($0) }
+                access.applications.removeAll { entry in
+                    untrusted.contains { path, digest in entry.path == path || (digest != nil && entry.digest == digest) }
+                }
+                guard access != item.access else { continue }
+                var single = ItemQuery(itemClass: item.itemClass)
+                single.persistentReference = item.persistentReference
+                single.matchAnySynchronizable = true
+                var changes = ItemChanges()
+                changes.access = access
+                count += try database.update(single, with: changes, caller: unrestricted)
+            }
+            return count
+        }
+    }
+
+    /// Lists the grants, after changing them when asked.
+    func changeGrants(_ change: GrantChange?, password: Data?) throws(StoreError) -> [ApplicationGrant] {
+        guard let grants = grants() else { throw StoreError(.notAvailable, "the default keychain cannot be opened") }
+        if let change {
+            try Self.checkPassword(password, of: grants.database)
+            if let reserved = change.groups.first(where: AccessGrants.reserved.contains) {
+                throw StoreError(.invalidParameter, "the access group \(reserved) is the agent's own and cannot be granted")
+            }
+            guard !change.groups.isEmpty, !change.groups.contains("") else {
+                throw StoreError(.invalidParameter, "name at least one access group")
+            }
+            let application = TrustedApplication(try ApplicationIdentityReader.application(atPath: change.application))
+            if change.revoke { try grants.revoke(change.groups, from: application) } else { try grants.grant(change.groups, to: application) }
+        }
+        return grants.all().map { ApplicationGrant(application: $0.application, groups: $0.groups) }
+    }
+
+    /// A keychain with a password takes changes to who may use it only with that password.
+    static func checkPassword(_ password: Data?, of database: KeychainDatabase) throws(StoreError) {
+        guard database.status().hasPassword else { return }
+        guard var bytes = password.map(Array.init) else {
+            throw StoreError(.authFailed, "the keychain's password is needed to change who may use its items")
+        }
+        defer { zeroize(&bytes) }
+        try database.verifyPassword(bytes)
+    }
+}

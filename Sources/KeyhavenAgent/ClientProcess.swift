@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CHardening
+import FoundationEssentials
+import KeychainModel
+import KeychainStore
+import Synchronization
+
+/// The process at the other end of one connection, as the kernel knows it (docs/threat-model.md,
+/// "Which program is asking").
+///
+/// The pid comes from the socket (SO_PEERCRED) and is pinned by a pidfd: the socket's own
+/// (SO_PEERPIDFD) where the kernel has it, else one opened on the pid at once. The executable is
+/// read through `/proc/PID/exe` and the process is checked to be alive through the pidfd after,
+/// so a pid recycled in between is noticed. The identity is computed at the first request that
+/// needs it and checked again before each decision: a process that has since run another
+/// program (execve keeps the connection) is identified anew, and a debugger attached since makes
+/// it tampered.
+package final class ClientProcess: Sendable {
+    package let pid: Int32
+    private let pidfd: Int32
+    private struct Known: Sendable {
+        var identity: ApplicationIdentity
+        var device: UInt64
+        var inode: UInt64
+    }
+    private let known = Mutex<Known?>(nil)
+    /// What this request was allowed once by the user (cleared for each request).
+    private let allowance = Mutex(Allowance())
+
+    package struct Allowance: Sendable {
+        var items: Set<PersistentReference> = []
+        var groups: Set<String> = []
+    }
+
+    package init(pid: Int32, pidfd: Int32) {
+        self.pid = pid
+        self.pidfd = pidfd
+    }
+
+    deinit { if pidfd >= 0 { close(pidfd) } }
+
+    /// A pidfd for `pid`, or -1 (pidfd_open(2)).
+    package static func openPidfd(_ pid: Int32) -> Int32 { kh_pidfd_open(pid) }
+
+    /// The pidfd, for waiting on the process's exit (readable when it has exited).
+    package var exitDescriptor: Int32 { pidfd }
+
+    /// Whether the process still runs (pidfd_send_signal(2) with signal 0).
+    package var isAlive: Bool {
+        guard pidfd >= 0 else { return kill(pid, 0) == 0 }
+        return kh_pidfd_alive(pidfd) == 0
+    }
+
+    /// The identity of the program the process runs now; a fresh reading if it ran another
+    /// program since the last one, or a debugger attached.
+    package func identity() -> ApplicationIdentity {
+        var info = stat()
+        let exePath = "/proc/\(pid)/exe"
+        if stat(exePath, &info) == 0, isAlive, var current = known.withLock({ $0 }),
+           current.device == UInt64(info.st_dev), current.inode == UInt64(info.st_ino) {
+            if isTraced { current.identity.isTampered = true }
+            return current.identity
+        }
+        let fd = open(exePath, O_RDONLY | O_CLOEXEC)
+        defer { if fd >= 0 { close(fd) } }
+        let path = ApplicationIdentityReader.link(exePath) ?? ""
+        var opened = stat()
+        let environment = self.environment
+        var identity = ApplicationIdentityReader.identity(executable: fd, path: path, environment: environment, traced: isTraced)
+        // Read after the descriptor was opened: alive now means the pid was this process all along.
+        guard fd >= 0, fstat(fd, &opened) == 0, isAlive else {
+            identity.isTampered = true
+            return identity
+        }
+        known.withLock { $0 = Known(identity: identity, device: UInt64(opened.st_dev), inode: UInt64(opened.st_ino)) }
+        return identity
+    }
+
+    /// The starting environment (`/proc/PID/environ`); nil if unreadable.
+    package var environment: [String: String]? {
+        guard let bytes = Self.readFile("/proc/\(pid)/environ") else { return nil }
+        var environment: [String: String] = [:]
+        for entry in bytes.split(separator: 0) {
+            guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            environment[String(decoding: entry[entry.startIndex..<equals], as: UTF8.self)] =
+                String(decoding: entry[(equals + 1)...], as: UTF8.self)
+        }
+        return environment
+    }
+
+    /// Whether a debugger is attached (`TracerPid` in `/proc/PID/status`).
+    var isTraced: Bool {
+        guard let bytes = Self.readFile("/proc/\(pid)/status") else { return true }
+        for line in bytes.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("TracerPid:".utf8)) {
+            let value = line.dropFirst(10).filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+            return value != [UInt8(ascii: "0")]
+        }
+        return false
+    }
+
+    /// The process's terminal: the first of its standard descriptors that is one.
+    package var terminal: String? {
+        for fd in 0...2 {
+            guard let target = ApplicationIdentityReader.link("/proc/\(pid)/fd/\(fd)") else { continue }
+            if target.hasPrefix("/dev/pts/") || target.hasPrefix("/dev/tty") || target == "/dev/console" { return target }
+        }
+        return nil
+    }
+
+    // MARK: Allowed once
+
+    package func beginRequest() { allowance.withLock { $0 = Allowance() } }
+    package func allowOnce(items: [PersistentReference], groups: [String]) {
+        allowance.withLock {
+            $0.items.formUnion(items)
+            $0.groups.formUnion(groups)
+        }
+    }
+    package var allowed: Allowance { allowance.withLock { $0 } }
+
+    static func readFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = Glibc.read(fd, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { return bytes }
+            bytes += buffer[0..<count]
+            if bytes.count > 1 << 20 { return bytes }
+        }
+    }
+}

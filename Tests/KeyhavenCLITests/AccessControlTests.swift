@@ -1,0 +1,308 @@
+import Foundation
+import KeychainStore
+import KeychainTestSupport
+import Synchronization
+import Testing
+
+/// Per-application access (docs/access.md): two distinct programs, the test helper and a modified
+/// copy of it, against one agent; prompts answered by a scripted pinentry (its answer and the
+/// password it types are files the test writes; what it was told is logged).
+@Suite(.freshKeychain(), .serialized)
+struct AccessControlTests {
+    /// One agent with a scripted pinentry, the helper and a modified copy of it.
+    final class Setup: Sendable {
+        let runner: CommandRunner
+        let folder: String
+        let helper: String
+        let copy: String
+        /// The runner's environment (read here: the test's home is a task local, not a thread's).
+        let environment: [String: String]
+
+        init(timeout: Int = 20) throws {
+            // As the kernel names it (the temporary folder's path may have a doubled slash).
+            folder = URL(fileURLWithPath: try TemporaryFolder.make(prefix: "keyhaven-access")).resolvingSymlinksInPath().path
+            helper = CommandRunner.products.appendingPathComponent("keyhaven-test-helper").path
+            copy = folder + "/other-program"
+            try FileManager.default.copyItem(atPath: helper, toPath: copy)
+            // One byte more: another file, another digest, the same code.
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
+            handle.seekToEndOfFile()
+            handle.write(Data([0]))
+            try handle.close()
+            let script = """
+                #!/bin/sh
+                # A pinentry that answers from files: answer (ok, notok, cancel, crash, hang), pin.
+                dir='\(folder)'
+                echo "OK Pleased to meet you"
+                while IFS= read -r line; do
+                  case "$line" in GETPIN*) ;; *) echo "$line" >> "$dir/log" ;; esac
+                  case "$line" in
+                    CONFIRM*)
+                      case "$(cat "$dir/answer")" in
+                        ok) echo OK ;;
+                        notok) echo "ERR 83886194 Not confirmed <Pinentry>" ;;
+                        crash) exit 3 ;;
+                        hang) exec sleep 600 ;;
+                        *) echo "ERR 83886179 Operation cancelled <Pinentry>" ;;
+                      esac ;;
+                    GETPIN*)
+                      if [ "$(cat "$dir/pin")" = "-cancel-" ]; then echo "ERR 83886179 Operation cancelled <Pinentry>";
+                      else echo "D $(cat "$dir/pin")"; echo OK; fi ;;
+                    BYE*) echo OK; exit 0 ;;
+                    *) echo OK ;;
+                  esac
+                done
+                """
+            try script.write(toFile: folder + "/pinentry", atomically: true, encoding: .utf8)
+            chmod(folder + "/pinentry", 0o700)
+            try "cancel".write(toFile: folder + "/answer", atomically: true, encoding: .utf8)
+            try "".write(toFile: folder + "/pin", atomically: true, encoding: .utf8)
+            var runner = try CommandRunner()
+            runner.extraEnvironment = ["KEYHAVEN_PINENTRY": folder + "/pinentry", "KEYHAVEN_PROMPT_TIMEOUT": String(timeout)]
+            self.runner = runner
+            environment = runner.environment
+            #expect(try runner.run("agent", "start").status == 0)
+        }
+
+        func finish() {
+            runner.finish()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+
+        /// The scripted pinentry's next answer, and the password it types.
+        func answer(_ answer: String, pin: String = "") throws {
+            try answer.write(toFile: folder + "/answer", atomically: true, encoding: .utf8)
+            try pin.write(toFile: folder + "/pin", atomically: true, encoding: .utf8)
+            try? FileManager.default.removeItem(atPath: folder + "/log")
+        }
+
+        /// How many prompts the pinentry showed since the last answer was set, and what they said.
+        var prompts: (count: Int, text: String) {
+            let log = (try? String(contentsOfFile: folder + "/log", encoding: .utf8)) ?? ""
+            return (log.components(separatedBy: "\n").filter { $0.hasPrefix("CONFIRM") }.count, log)
+        }
+
+        /// Runs `program item OPERATION ACCOUNT` through the agent, with no terminal; `display`
+        /// gives it a display (so the agent may prompt), `groups` its KEYHAVEN_ACCESS_GROUPS.
+        func item(_ program: String, _ operation: String, _ account: String, display: Bool = false,
+                  groups: String? = nil) throws -> (status: Int32, data: String?) {
+            let out = Pipe()
+            let process = try start(program, operation, account, display: display, groups: groups, output: out)
+            let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            let lines = output.split(separator: "\n")
+            let status = lines.first { $0.hasPrefix("status ") }.flatMap { Int32($0.dropFirst(7)) } ?? 9999
+            return (status, lines.first { $0.hasPrefix("data ") }.map { String($0.dropFirst(5)) })
+        }
+
+        /// Starts `program item OPERATION ACCOUNT` with no terminal.
+        func start(_ program: String, _ operation: String, _ account: String, display: Bool, groups: String?,
+                   output: Pipe?) throws -> Process {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = ["item", operation, account]
+            var environment = self.environment
+            environment["KEYHAVEN_AGENT"] = "on"
+            environment["DISPLAY"] = display ? ":99" : nil
+            environment["WAYLAND_DISPLAY"] = nil
+            environment["KEYHAVEN_ACCESS_GROUPS"] = groups
+            process.environment = environment
+            if let output { process.standardOutput = output } else { process.standardOutput = FileHandle.nullDevice }
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+
+        /// The helper adds `account`; the copy is granted the helper's group (so it finds the item,
+        /// and is not trusted with it).
+        func itemSharedWithCopy(_ account: String) throws {
+            #expect(try item(helper, "add", account).status == 0)
+            #expect(try runner.run("access", "grant", "-T", copy, "-G", helperGroup).status == 0)
+        }
+
+        /// The helper's own access group (its application group).
+        var helperGroup: String { ApplicationIdentityReader.applicationGroup(path: helper) }
+    }
+
+    @Test("The creator reads without a prompt; another program is refused without a way to ask, prompted with one, and Always Allow lasts")
+    func creatorAndAnotherProgram() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        #expect(try s.item(s.helper, "add", "a1").status == 0)
+        #expect(try s.item(s.helper, "read", "a1") == (0, "a1"))
+        #expect(s.prompts.count == 0)
+        // Another program does not even find it: the item is in the helper's own group.
+        #expect(try s.item(s.copy, "read", "a1", display: true).status == -25300)
+        // Given the group (as the user would, with the command), it finds the item but may not use it.
+        #expect(try s.runner.run("access", "grant", "-T", s.copy, "-G", s.helperGroup).status == 0)
+        #expect(try s.item(s.copy, "read", "a1", groups: s.helperGroup).status == -25308)   // no terminal, no display
+        #expect(try s.item(s.copy, "read-noui", "a1", display: true, groups: s.helperGroup).status == -25308)
+        #expect(try s.item(s.copy, "read-quiet", "a1", display: true, groups: s.helperGroup).status == -25308)
+        #expect(try s.item(s.copy, "read-skip", "a1", display: true, groups: s.helperGroup).status == -25300)
+        #expect(s.prompts.count == 0)
+        // Allow: this once.
+        try s.answer("ok")
+        #expect(try s.item(s.copy, "read", "a1", display: true, groups: s.helperGroup) == (0, "a1"))
+        let prompt = s.prompts
+        #expect(prompt.count == 1 && prompt.text.contains("other-program") && prompt.text.contains("item a1")
+                && prompt.text.contains("login.keychain-db") && prompt.text.contains("SETNOTOK Always Allow"))
+        #expect(!prompt.text.contains("GETPIN"))  // no password on this keychain
+        try s.answer("ok")
+        #expect(try s.item(s.copy, "read", "a1", display: true, groups: s.helperGroup) == (0, "a1"))
+        #expect(s.prompts.count == 1)
+        // Deny: errSecAuthFailed, and nothing changes.
+        try s.answer("cancel")
+        #expect(try s.item(s.copy, "update", "a1", display: true, groups: s.helperGroup).status == -25293)
+        #expect(try s.item(s.copy, "delete", "a1", display: true, groups: s.helperGroup).status == -25293)
+        #expect(try s.item(s.helper, "read", "a1") == (0, "a1"))
+        // Always Allow: for good, with no prompt next time.
+        try s.answer("notok")
+        #expect(try s.item(s.copy, "read", "a1", display: true, groups: s.helperGroup) == (0, "a1"))
+        try s.answer("cancel")
+        #expect(try s.item(s.copy, "read-noui", "a1", groups: s.helperGroup) == (0, "a1"))
+        #expect(try s.item(s.copy, "update", "a1", groups: s.helperGroup).status == 0)
+        #expect(s.prompts.count == 0)
+        let listed = try s.runner.run("access", "list", "-s", "access", "-a", "a1")
+        #expect(listed.output.contains(s.copy) && listed.output.contains(s.helper))
+    }
+
+    @Test("A modified creator is a new application: prompted for its own items")
+    func modifiedCreator() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        let creator = s.folder + "/creator"
+        try FileManager.default.copyItem(atPath: s.helper, toPath: creator)
+        #expect(try s.item(creator, "add", "m1").status == 0)
+        #expect(try s.item(creator, "read-noui", "m1") == (0, "m1"))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: creator))
+        handle.seekToEndOfFile()
+        handle.write(Data([1]))
+        try handle.close()
+        // The same path, so the same group: it finds the item, and may not use it.
+        #expect(try s.item(creator, "read-noui", "m1").status == -25308)
+        try s.answer("ok")
+        #expect(try s.item(creator, "read", "m1", display: true) == (0, "m1"))
+        #expect(s.prompts.count == 1)
+    }
+
+    @Test("An access group claimed without a grant is refused; the user can allow it once or for good")
+    func groupsNeedGrants() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        #expect(try s.item(s.helper, "add", "g1", groups: "team.shared").status == -34018)
+        #expect(try s.item(s.helper, "add", "g1", display: true, groups: "team.shared").status == -25293)  // denied
+        #expect(s.prompts.text.contains("access group \"team.shared\""))
+        try s.answer("ok")
+        #expect(try s.item(s.helper, "add", "g1", display: true, groups: "team.shared").status == 0)
+        #expect(try s.item(s.helper, "read-noui", "g1", groups: "team.shared").status == -34018)  // once only
+        try s.answer("notok")
+        #expect(try s.item(s.helper, "read", "g1", display: true, groups: "team.shared") == (0, "g1"))
+        #expect(try s.item(s.helper, "read-noui", "g1", groups: "team.shared") == (0, "g1"))
+        #expect(try s.runner.run("access", "list", "--groups").output.contains("group: \"team.shared\""))
+        #expect(try s.runner.run("access", "revoke", "-T", s.helper, "-G", "team.shared").status == 0)
+        #expect(try s.item(s.helper, "read-noui", "g1", groups: "team.shared").status == -34018)
+        // The agent's own groups are never given.
+        #expect(try s.runner.run("access", "grant", "-T", s.helper, "-G", "keyhaven.access").status != 0)
+        #expect(try s.item(s.helper, "read-noui", "g1", groups: "com.keyhaven.sync").status == -34018)
+    }
+
+    @Test("With a password: Allow asks for it; a wrong one is errSecAuthFailed, a cancelled one errSecUserCanceled")
+    func passwordAfterAllow() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        #expect(try s.item(s.helper, "add", "p1").status == 0)
+        #expect(try s.runner.run("set-keychain-password", "-o", "", "-p", "pw").status == 0)
+        #expect(try s.runner.run("access", "grant", "-T", s.copy, "-G", s.helperGroup, "-p", "pw").status == 0)
+        try s.answer("ok", pin: "wrong")
+        #expect(try s.item(s.copy, "read", "p1", display: true, groups: s.helperGroup).status == -25293)
+        try s.answer("notok", pin: "-cancel-")
+        #expect(try s.item(s.copy, "read", "p1", display: true, groups: s.helperGroup).status == -128)
+        #expect(try s.item(s.copy, "read-noui", "p1", groups: s.helperGroup).status == -25308)  // nothing remembered
+        try s.answer("notok", pin: "pw")
+        #expect(try s.item(s.copy, "read", "p1", display: true, groups: s.helperGroup) == (0, "p1"))
+        #expect(try s.item(s.copy, "read-noui", "p1", groups: s.helperGroup) == (0, "p1"))
+        // Changes through the command need the password too.
+        #expect(try s.runner.run("access", "grant", "-T", s.helper, "-G", "x", "-p", "nope").status == 51)
+    }
+
+    @Test("A client that dies while its prompt is open ends the prompt; nothing changes")
+    func clientDiesDuringPrompt() throws {
+        let s = try Setup(timeout: 60)
+        defer { s.finish() }
+        try s.itemSharedWithCopy("d1")
+        try s.answer("hang")
+        let process = try s.start(s.copy, "delete", "d1", display: true, groups: s.helperGroup, output: nil)
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(s.prompts.count == 1)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        Thread.sleep(forTimeInterval: 0.5)
+        // The prompt is gone (another would be refused while it is open), and the item is there.
+        try s.answer("ok")
+        #expect(try s.item(s.copy, "read", "d1", display: true, groups: s.helperGroup) == (0, "d1"))
+        #expect(try s.item(s.helper, "read", "d1") == (0, "d1"))
+    }
+
+    @Test("A pinentry that crashes or hangs changes nothing")
+    func brokenPrompts() throws {
+        let s = try Setup(timeout: 2)
+        defer { s.finish() }
+        try s.itemSharedWithCopy("b1")
+        try s.answer("crash")
+        #expect(try s.item(s.copy, "read", "b1", display: true, groups: s.helperGroup).status == -128)
+        try s.answer("hang")
+        let started = Date()
+        #expect(try s.item(s.copy, "delete", "b1", display: true, groups: s.helperGroup).status == -128)
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(try s.item(s.helper, "read", "b1") == (0, "b1"))
+        #expect(try s.item(s.copy, "read-noui", "b1", groups: s.helperGroup).status == -25308)
+    }
+
+    @Test("One prompt at a time per program: a second request meanwhile fails at once")
+    func noPromptStorm() throws {
+        let s = try Setup(timeout: 20)
+        defer { s.finish() }
+        try s.itemSharedWithCopy("s1")
+        try s.answer("hang")
+        let first = Mutex<Int32?>(nil)
+        let thread = Thread { first.withLock { $0 = try? s.item(s.copy, "read", "s1", display: true, groups: s.helperGroup).status } }
+        thread.start()
+        Thread.sleep(forTimeInterval: 1)
+        var statuses: [Int32] = []
+        for _ in 0..<20 { statuses.append(try s.item(s.copy, "read", "s1", display: true, groups: s.helperGroup).status) }
+        #expect(statuses.allSatisfy { $0 == -25308 })
+        // The creator is not held up meanwhile.
+        #expect(try s.item(s.helper, "read", "s1") == (0, "s1"))
+        #expect(first.withLock { $0 } == nil)
+        while first.withLock({ $0 }) == nil { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(first.withLock { $0 } == -128)
+    }
+
+    @Test("security(1)'s -T and -A: the named programs are trusted, -A trusts every program")
+    func commandAccessOptions() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        let group = s.helperGroup
+        #expect(try s.runner.run("add-generic-password", "-s", "access", "-a", "t1", "-w", "t1", "-T", s.copy, "--access-group", group).status == 0)
+        #expect(try s.runner.run("add-generic-password", "-s", "access", "-a", "t2", "-w", "t2", "-A", "--access-group", group).status == 0)
+        #expect(try s.runner.run("add-generic-password", "-s", "access", "-a", "t3", "-w", "t3", "--access-group", group).status == 0)
+        #expect(try s.item(s.copy, "read-noui", "t1", groups: group).status == -34018)  // the group first
+        #expect(try s.runner.run("access", "grant", "-T", s.copy, "-G", group).status == 0)
+        #expect(try s.item(s.copy, "read-noui", "t1", groups: group) == (0, "t1"))
+        #expect(try s.item(s.copy, "read-noui", "t2", groups: group) == (0, "t2"))
+        #expect(try s.item(s.copy, "read-noui", "t3", groups: group).status == -25308)
+        #expect(try s.item(s.helper, "read-noui", "t1").status == -25308)  // its group, not its trust
+        // keyhaven itself reads what it added, and is prompted for the rest.
+        #expect(try s.runner.run("find-generic-password", "-s", "access", "-a", "t3", "-w").output == "t3\n")
+        #expect(try s.item(s.helper, "add", "t4").status == 0)
+        #expect(try s.runner.run("find-generic-password", "-s", "access", "-a", "t4", "-w").status == UInt8(truncatingIfNeeded: -25308))
+        // access grant/revoke -T on items.
+        #expect(try s.runner.run("access", "grant", "-T", s.copy, "-s", "access", "-a", "t3").output == "1 item changed.\n")
+        #expect(try s.item(s.copy, "read-noui", "t3", groups: group) == (0, "t3"))
+        #expect(try s.runner.run("access", "revoke", "-T", s.copy, "-s", "access", "-a", "t3").status == 0)
+        #expect(try s.item(s.copy, "read-noui", "t3", groups: group).status == -25308)
+        #expect(try s.runner.run("add-internet-password", "-s", "example.com", "-a", "i1", "-w", "i1", "-G", group, "-T", s.copy).status == 0)
+        #expect(try s.runner.run("access", "list", "-c", "inet", "-s", "example.com").output.contains(s.copy))
+    }
+}
