@@ -29,7 +29,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
             item.accessControlFlags = UInt64(control.flags.rawValue)
         }
         // The program that adds an item is trusted by it, and no other (macOS's default access).
-        item.access = .creatorOnly
+        item.access = dictionary.access ?? .creatorOnly
         let caller = dictionary.caller
         let database = try SecItemTargets.forAdd(dictionary)
         let stored = try engine { () throws(StoreError) in try database.add(item, caller: caller) }

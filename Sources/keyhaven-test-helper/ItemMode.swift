@@ -7,16 +7,18 @@ import KeychainServices
 /// it and a modified copy of it against one agent. Operations: add (data = account), read,
 /// read-noui (kSecUseAuthenticationUIFail), read-skip (kSecUseAuthenticationUISkip), read-quiet
 /// (after SecKeychainSetUserInteractionAllowed(false)), update (data = "updated"), delete,
-/// add-any (trusted by every application: an access object from SecAccessCreate with no list).
+/// add-trusting (kSecAttrAccess from SecAccessCreate: this program and $KEYHAVEN_TEST_TRUST),
+/// add-any (SecAccessCreate, then SecACLSetContents with no list: every program).
 func runItemMode(operation: String, account: String) -> Never {
     var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "access",
                                 kSecAttrAccount as String: account]
     var status: OSStatus
     var data: Data?
     switch operation {
-    case "add":
+    case "add", "add-trusting", "add-any":
         query[kSecValueData as String] = Data(account.utf8)
         query[kSecAttrLabel as String] = "item \(account)"
+        if operation != "add" { query[kSecAttrAccess as String] = access(any: operation == "add-any") }
         status = SecItemAdd(query as CFDictionary, nil)
     case "read", "read-noui", "read-skip", "read-quiet":
         query[kSecReturnData as String] = true
@@ -37,4 +39,23 @@ func runItemMode(operation: String, account: String) -> Never {
     print("status \(status)")
     if let data { print("data \(String(decoding: data, as: UTF8.self))") }
     exit(0)
+}
+
+/// An access object for this program and $KEYHAVEN_TEST_TRUST, or (any) for every program.
+func access(any: Bool) -> SecAccess {
+    var me: SecTrustedApplication?, other: SecTrustedApplication?
+    guard SecTrustedApplicationCreateFromPath(nil, &me) == errSecSuccess, let me else { fail("no trusted application", -1) }
+    var list: [SecTrustedApplication] = [me]
+    if let path = ProcessInfo.processInfo.environment["KEYHAVEN_TEST_TRUST"] {
+        guard SecTrustedApplicationCreateFromPath(path, &other) == errSecSuccess, let other else { fail("no trusted application", -1) }
+        list.append(other)
+    }
+    var access: SecAccess?
+    guard SecAccessCreate("test item" as CFString, list as CFArray, &access) == errSecSuccess, let access else { fail("no access", -1) }
+    if any {
+        var acls: CFArray?
+        _ = SecAccessCopyACLList(access, &acls)
+        for acl in (acls as? [SecACL]) ?? [] { _ = SecACLSetContents(acl, nil, "test item" as CFString, []) }
+    }
+    return access
 }

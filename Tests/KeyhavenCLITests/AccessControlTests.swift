@@ -42,7 +42,7 @@ struct AccessControlTests {
                         ok) echo OK ;;
                         notok) echo "ERR 83886194 Not confirmed <Pinentry>" ;;
                         crash) exit 3 ;;
-                        hang) exec sleep 600 ;;
+                        hang) echo $$ > "$dir/hanging"; exec sleep 600 ;;
                         *) echo "ERR 83886179 Operation cancelled <Pinentry>" ;;
                       esac ;;
                     GETPIN*)
@@ -106,6 +106,7 @@ struct AccessControlTests {
             environment["DISPLAY"] = display ? ":99" : nil
             environment["WAYLAND_DISPLAY"] = nil
             environment["KEYHAVEN_ACCESS_GROUPS"] = groups
+            environment["KEYHAVEN_TEST_TRUST"] = copy
             process.environment = environment
             if let output { process.standardOutput = output } else { process.standardOutput = FileHandle.nullDevice }
             process.standardError = FileHandle.nullDevice
@@ -261,20 +262,26 @@ struct AccessControlTests {
 
     @Test("One prompt at a time per program: a second request meanwhile fails at once")
     func noPromptStorm() throws {
-        let s = try Setup(timeout: 20)
+        let s = try Setup(timeout: 120)
         defer { s.finish() }
         try s.itemSharedWithCopy("s1")
         try s.answer("hang")
         let first = Mutex<Int32?>(nil)
-        let thread = Thread { first.withLock { $0 = try? s.item(s.copy, "read", "s1", display: true, groups: s.helperGroup).status } }
+        let thread = Thread {
+            let status = (try? s.item(s.copy, "read", "s1", display: true, groups: s.helperGroup).status) ?? 9999
+            first.withLock { $0 = status }
+        }
         thread.start()
         Thread.sleep(forTimeInterval: 1)
         var statuses: [Int32] = []
-        for _ in 0..<20 { statuses.append(try s.item(s.copy, "read", "s1", display: true, groups: s.helperGroup).status) }
+        for _ in 0..<10 { statuses.append(try s.item(s.copy, "read", "s1", display: true, groups: s.helperGroup).status) }
         #expect(statuses.allSatisfy { $0 == -25308 })
         // The creator is not held up meanwhile.
         #expect(try s.item(s.helper, "read", "s1") == (0, "s1"))
         #expect(first.withLock { $0 } == nil)
+        // The pinentry dies: the first request is answered.
+        let hanging = try String(contentsOfFile: s.folder + "/hanging", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        kill(try #require(Int32(hanging)), SIGKILL)
         while first.withLock({ $0 }) == nil { Thread.sleep(forTimeInterval: 0.1) }
         #expect(first.withLock { $0 } == -128)
     }
@@ -304,5 +311,20 @@ struct AccessControlTests {
         #expect(try s.item(s.copy, "read-noui", "t3", groups: group).status == -25308)
         #expect(try s.runner.run("add-internet-password", "-s", "example.com", "-a", "i1", "-w", "i1", "-G", group, "-T", s.copy).status == 0)
         #expect(try s.runner.run("access", "list", "-c", "inet", "-s", "example.com").output.contains(s.copy))
+    }
+
+    @Test("kSecAttrAccess from SecAccessCreate on SecItemAdd: the programs it lists are trusted; SecACLSetContents with no list opens the item")
+    func accessObjectsFromTheAPI() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        #expect(try s.runner.run("access", "grant", "-T", s.copy, "-G", s.helperGroup).status == 0)
+        #expect(try s.item(s.helper, "add-trusting", "k1").status == 0)
+        #expect(try s.item(s.helper, "add-any", "k2").status == 0)
+        #expect(try s.item(s.helper, "add", "k3").status == 0)
+        #expect(try s.item(s.copy, "read-noui", "k1", groups: s.helperGroup) == (0, "k1"))
+        #expect(try s.item(s.copy, "read-noui", "k2", groups: s.helperGroup) == (0, "k2"))
+        #expect(try s.item(s.copy, "read-noui", "k3", groups: s.helperGroup).status == -25308)
+        let listed = try s.runner.run("access", "list", "-s", "access", "-a", "k2")
+        #expect(listed.output.contains("access: any application"))
     }
 }

@@ -55,12 +55,6 @@ public final class SecKeychainItem: Hashable, Sendable {
     }
 }
 
-/// macOS's access object for keychain items (trusted applications). Accepted where Apple's
-/// signatures take one; access is decided by access groups here.
-public final class SecAccess: Sendable {
-    private init() {}
-}
-
 public typealias SecKeychainRef = SecKeychain
 public typealias SecKeychainItemRef = SecKeychainItem
 public typealias SecAccessRef = SecAccess

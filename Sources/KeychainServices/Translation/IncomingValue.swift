@@ -15,6 +15,7 @@ enum IncomingValue {
     case uuid(UUID)
     case null
     case accessControl(SecAccessControl)
+    case access(SecAccess)
     case keychain(SecKeychain)
     case array([Any])
     case unsupported
@@ -33,6 +34,7 @@ enum IncomingValue {
             self = .number(n.int64Value, isBoolean: isBoolean)
         case is NSNull: self = .null
         case let a as SecAccessControl: self = .accessControl(a)
+        case let a as SecAccess: self = .access(a)
         case let k as SecKeychain: self = .keychain(k)
         case let a as [Any]: self = .array(a)
         default: self = .unsupported

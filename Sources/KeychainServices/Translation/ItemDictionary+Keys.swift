@@ -41,6 +41,11 @@ extension ItemDictionary {
             guard case .accessControl(let control) = value else { throw .param("kSecAttrAccessControl is not a SecAccessControl") }
             accessControl = control
             return
+        case "acls":
+            guard case .access(let object) = value else { throw .param("kSecAttrAccess is not a SecAccess") }
+            guard operation == .add else { throw .param("kSecAttrAccess is only for SecItemAdd") }
+            access = object.access
+            return
         case "tomb":
             guard let flag = value.looseBoolean else { throw .param("kSecAttrTombstone is not a boolean") }
             tombstone = flag

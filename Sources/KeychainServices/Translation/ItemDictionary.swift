@@ -50,6 +50,8 @@ struct ItemDictionary {
     /// Attributes by wire name, converted to their kinds. Never includes `kSecValueData`.
     var attributes: [String: AttributeValue] = [:]
     var accessControl: SecAccessControl?
+    /// `kSecAttrAccess` (SecItemAdd): the programs the new item trusts.
+    var access: ItemAccess?
     var tombstone: Bool?
     var matchAnySynchronizable = false
     var returns = ReturnFlags()
