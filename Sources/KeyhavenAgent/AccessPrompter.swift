@@ -15,6 +15,8 @@ package struct AccessQuestion: Sendable {
         case items(keychain: String, references: [PersistentReference], names: [String])
         /// Access groups the program was not granted.
         case groups([String])
+        /// Items of `keychain` whose access control asks for the user's presence (the password).
+        case presence(keychain: String, names: [String])
     }
 
     package let subject: Subject
@@ -89,6 +91,7 @@ package final class AccessPrompter: Sendable {
         }
         try pinentry.set("SETTITLE", "Keyhaven")
         try pinentry.set("SETTIMEOUT", String(Int(timeout)))
+        if case .presence = question.subject { return try confirmPresence(pinentry, question: question, identity: identity, database: database) }
         try pinentry.set("SETDESC", Self.describe(question, identity: identity))
         try pinentry.set("SETOK", "Allow")
         try pinentry.set("SETNOTOK", "Always Allow")
@@ -102,6 +105,27 @@ package final class AccessPrompter: Sendable {
         guard database.status().hasPassword else { return answer }
         try pinentry.set("SETDESC", "Enter the password of the keychain \"\(Self.name(of: question.keychain))\" to allow "
                          + "\(Self.name(of: identity.path)).")
+        try askPassword(pinentry, database: database)
+        return answer
+    }
+
+    /// An item that needs the user's presence: the keychain's password, or (a keychain without
+    /// one) a confirmation.
+    private func confirmPresence(_ pinentry: Pinentry, question: AccessQuestion, identity: ApplicationIdentity,
+                                 database: KeychainDatabase) throws -> AccessAnswer {
+        try pinentry.set("SETDESC", Self.describe(question, identity: identity))
+        guard database.status().hasPassword else {
+            try pinentry.set("SETOK", "Allow")
+            try pinentry.set("SETCANCEL", "Deny")
+            guard try pinentry.confirm() == .ok else { throw StoreError(.authFailed, "the user denied the use of the item") }
+            return .allowOnce
+        }
+        try askPassword(pinentry, database: database)
+        return .allowOnce
+    }
+
+    /// GETPIN until the keychain's password is given (three tries).
+    private func askPassword(_ pinentry: Pinentry, database: KeychainDatabase) throws {
         try pinentry.set("SETPROMPT", "Password:")
         try pinentry.set("SETOK", "OK")
         try pinentry.set("SETCANCEL", "Cancel")
@@ -109,7 +133,7 @@ package final class AccessPrompter: Sendable {
             guard var password = try pinentry.getPin() else { throw StoreError(.userCanceled, "the password was not given") }
             let verified = (try? database.verifyPassword(password)) != nil
             zeroize(&password)
-            if verified { return answer }
+            if verified { return }
             try pinentry.set("SETERROR", "Wrong password; try again.")
         }
         throw StoreError(.authFailed, "the keychain's password was not given")
@@ -125,6 +149,9 @@ package final class AccessPrompter: Sendable {
             let shown = names.first.map { "\"\($0)\"" } ?? "an item"
             let more = references.count > 1 ? " and \(references.count - 1) other item\(references.count > 2 ? "s" : "")" : ""
             return "\(program) wants to use \(shown)\(more) in the keychain \"\(keychain)\".\(tampered)"
+        case .presence(_, let names):
+            let shown = names.first.map { "\"\($0)\"" } ?? "an item"
+            return "\(program) wants to use \(shown) in the keychain \"\(keychain)\", which asks for you each time it is used.\(tampered)"
         case .groups(let groups):
             let list = groups.map { $0 == "*" ? "every access group" : "\"\($0)\"" }.joined(separator: ", ")
             return "\(program) wants to use the access group\(groups.count > 1 ? "s" : "") \(list) in the keychain \"\(keychain)\".\(tampered)"

@@ -171,8 +171,11 @@ final class AgentHandler: ChannelInboundHandler {
                     switch answered {
                     case .success:
                         switch question.subject {
-                        case .items(_, let references, _): client.allowOnce(items: references, groups: [])
-                        case .groups(let groups): client.allowOnce(items: [], groups: groups)
+                        case .items(_, let references, _): client.allowOnce(items: references)
+                        case .groups(let groups): client.allowOnce(groups: groups)
+                        case .presence(let keychain, _):
+                            client.allowOnce(presence: keychain)
+                            handler.service.presence.record(client: client, identity: identity, keychain: keychain)
                         }
                         handler.run(request, home: home, round: round + 1, context: context)
                     case .failure(let error):

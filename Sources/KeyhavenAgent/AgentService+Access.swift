@@ -74,16 +74,39 @@ extension AgentService {
     /// with `kSecUseAuthenticationUISkip`, are left out).
     func checkSecrets(_ found: [(keychain: any KeychainBackend, item: StoredItem)], caller: Caller,
                       _ context: RequestContext) throws(StoreError) -> [(keychain: any KeychainBackend, item: StoredItem)] {
-        guard let identity = context.identity else { return found }
-        let allowed = context.client?.allowed.items ?? []
-        let untrusted = found.filter { Self.secretNeedsTrust($0.item) && !Self.isTrusted($0.item, by: identity, allowed: allowed) }
-        if untrusted.isEmpty { return found }
+        guard let identity = context.identity, let client = context.client else { return found }
+        let allowed = client.allowed
+        let untrusted = found.filter { Self.secretNeedsTrust($0.item) && !Self.isTrusted($0.item, by: identity, allowed: allowed.items) }
+        let absent = found.filter { pair in
+            presence.requirement(pair.item) != .none && !allowed.presence.contains(pair.keychain.path)
+                && !presence.isFresh(client: client, identity: identity, keychain: pair.keychain.path, reuse: caller.presenceReuse)
+        }
+        if untrusted.isEmpty && absent.isEmpty { return found }
         if caller.skipsUntrusted {
-            let left = found.filter { pair in !untrusted.contains { $0.item.persistentReference == pair.item.persistentReference } }
+            let skipped = Set((untrusted + absent).map(\.item.persistentReference))
+            let left = found.filter { !skipped.contains($0.item.persistentReference) }
             if left.isEmpty { throw StoreError(.itemNotFound, "no item this program may use without asking matched") }
             return left
         }
-        try ask(about: untrusted.map(\.item), in: untrusted[0].keychain.path, context)
+        if !untrusted.isEmpty { try ask(about: untrusted.map(\.item), in: untrusted[0].keychain.path, context) }
+        if absent.contains(where: { presence.requirement($0.item) == .unavailable }) {
+            throw StoreError(.authFailed, "the item's access control asks for biometry, and no biometrics are enrolled on this machine")
+        }
+        let keychain = absent[0].keychain.path
+        context.question.withLock {
+            $0 = AccessQuestion(subject: .presence(keychain: keychain, names: absent.filter { $0.keychain.path == keychain }.map { Self.name(of: $0.item) }),
+                                keychain: keychain)
+        }
+        throw StoreError(.interactionNotAllowed, "the item asks for the user's presence")
+    }
+
+    /// What a prompt calls an item: its access object's descriptor, label, service or server.
+    static func name(of item: StoredItem) -> String {
+        if let access = item.access, !access.descriptor.isEmpty { return access.descriptor }
+        if case .string(let label)? = item.attributes["labl"] { return label }
+        if case .string(let service)? = item.attributes["svce"] { return service }
+        if case .string(let server)? = item.attributes["srvr"] { return server }
+        return "an item"
     }
 
     /// The check a write runs on the items it would change, inside its transaction.
@@ -99,13 +122,7 @@ extension AgentService {
     /// Records the question and fails; the handler asks the user when it can, and runs the
     /// request again with the answer.
     func ask(about items: [StoredItem], in keychain: String, _ context: RequestContext) throws(StoreError) -> Never {
-        let names = items.map { item -> String in
-            if let access = item.access, !access.descriptor.isEmpty { return access.descriptor }
-            if case .string(let label)? = item.attributes["labl"] { return label }
-            if case .string(let service)? = item.attributes["svce"] { return service }
-            if case .string(let server)? = item.attributes["srvr"] { return server }
-            return "an item"
-        }
+        let names = items.map(Self.name(of:))
         context.question.withLock {
             $0 = AccessQuestion(subject: .items(keychain: keychain, references: items.map(\.persistentReference), names: names),
                                 keychain: keychain)
@@ -119,6 +136,8 @@ extension AgentService {
         case .groups(let groups):
             guard let grants = grants() else { throw StoreError(.notAvailable, "the default keychain cannot keep the grant") }
             try grants.grant(groups, to: TrustedApplication(identity))
+        case .presence:
+            break  // never remembered beyond the caller's reuse duration
         case .items(let keychain, let references, _):
             let database = try database(keychain)
             for reference in references {

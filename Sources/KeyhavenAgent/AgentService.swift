@@ -22,6 +22,8 @@ package struct AgentService: Sendable {
     package let prompter: AccessPrompter
     /// The keyhaven command's programs beside this agent (the keychain's administration tools).
     let administratorPaths: Set<String>
+    /// When each program last gave the password for an item that asks for the user's presence.
+    let presence = PresenceLog()
 
     package init(home: KeychainHome, registry: KeychainRegistry = KeychainRegistry(), onChange: (@Sendable () -> Void)? = nil,
                  prompter: AccessPrompter = AccessPrompter()) {

@@ -34,6 +34,8 @@ package final class ClientProcess: Sendable {
     package struct Allowance: Sendable {
         var items: Set<PersistentReference> = []
         var groups: Set<String> = []
+        /// Keychains whose items' presence the user confirmed for this request.
+        var presence: Set<String> = []
     }
 
     package init(pid: Int32, pidfd: Int32) {
@@ -114,10 +116,11 @@ package final class ClientProcess: Sendable {
     // MARK: Allowed once
 
     package func beginRequest() { allowance.withLock { $0 = Allowance() } }
-    package func allowOnce(items: [PersistentReference], groups: [String]) {
+    package func allowOnce(items: [PersistentReference] = [], groups: [String] = [], presence keychain: String? = nil) {
         allowance.withLock {
             $0.items.formUnion(items)
             $0.groups.formUnion(groups)
+            if let keychain { $0.presence.insert(keychain) }
         }
     }
     package var allowed: Allowance { allowance.withLock { $0 } }

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainServices
+import KeychainServicesExtras
 
 /// `keyhaven-test-helper item OPERATION ACCOUNT`: one SecItem call on a generic password of service
 /// "access" with this process's own access groups (KEYHAVEN_ACCESS_GROUPS, else its application
@@ -8,7 +9,10 @@ import KeychainServices
 /// read-noui (kSecUseAuthenticationUIFail), read-skip (kSecUseAuthenticationUISkip), read-quiet
 /// (after SecKeychainSetUserInteractionAllowed(false)), update (data = "updated"), delete,
 /// add-trusting (kSecAttrAccess from SecAccessCreate: this program and $KEYHAVEN_TEST_TRUST),
-/// add-any (SecAccessCreate, then SecACLSetContents with no list: every program).
+/// add-any (SecAccessCreate, then SecACLSetContents with no list: every program), add-presence
+/// (kSecAccessControlUserPresence), add-biometry (kSecAccessControlBiometryAny), add-either
+/// (biometry or passcode), read-twice (two reads in this process, with
+/// SecUserPresenceSetReuseDuration($KEYHAVEN_TEST_REUSE) first).
 func runItemMode(operation: String, account: String) -> Never {
     var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "access",
                                 kSecAttrAccount as String: account]
@@ -20,6 +24,19 @@ func runItemMode(operation: String, account: String) -> Never {
         query[kSecAttrLabel as String] = "item \(account)"
         if operation != "add" { query[kSecAttrAccess as String] = access(any: operation == "add-any") }
         status = SecItemAdd(query as CFDictionary, nil)
+    case "add-presence", "add-biometry", "add-either":
+        query[kSecValueData as String] = Data(account.utf8)
+        let flags: SecAccessControlCreateFlags = operation == "add-presence" ? .userPresence
+            : operation == "add-biometry" ? .biometryAny : [.biometryAny, .or, .devicePasscode]
+        query[kSecAttrAccessControl as String] = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, nil)
+        status = SecItemAdd(query as CFDictionary, nil)
+    case "read-twice":
+        SecUserPresenceSetReuseDuration(TimeInterval(ProcessInfo.processInfo.environment["KEYHAVEN_TEST_REUSE"] ?? "0") ?? 0)
+        query[kSecReturnData as String] = true
+        var result: CFTypeRef?
+        status = SecItemCopyMatching(query as CFDictionary, &result)
+        if status == errSecSuccess { status = SecItemCopyMatching(query as CFDictionary, &result) }
+        data = result as? Data
     case "read", "read-noui", "read-skip", "read-quiet":
         query[kSecReturnData as String] = true
         if operation == "read-noui" { query[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIFail }

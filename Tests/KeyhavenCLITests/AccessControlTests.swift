@@ -85,9 +85,9 @@ struct AccessControlTests {
         /// Runs `program item OPERATION ACCOUNT` through the agent, with no terminal; `display`
         /// gives it a display (so the agent may prompt), `groups` its KEYHAVEN_ACCESS_GROUPS.
         func item(_ program: String, _ operation: String, _ account: String, display: Bool = false,
-                  groups: String? = nil) throws -> (status: Int32, data: String?) {
+                  groups: String? = nil, reuse: String? = nil) throws -> (status: Int32, data: String?) {
             let out = Pipe()
-            let process = try start(program, operation, account, display: display, groups: groups, output: out)
+            let process = try start(program, operation, account, display: display, groups: groups, reuse: reuse, output: out)
             let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             let lines = output.split(separator: "\n")
@@ -97,7 +97,7 @@ struct AccessControlTests {
 
         /// Starts `program item OPERATION ACCOUNT` with no terminal.
         func start(_ program: String, _ operation: String, _ account: String, display: Bool, groups: String?,
-                   output: Pipe?) throws -> Process {
+                   reuse: String? = nil, output: Pipe?) throws -> Process {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: program)
             process.arguments = ["item", operation, account]
@@ -107,6 +107,7 @@ struct AccessControlTests {
             environment["WAYLAND_DISPLAY"] = nil
             environment["KEYHAVEN_ACCESS_GROUPS"] = groups
             environment["KEYHAVEN_TEST_TRUST"] = copy
+            environment["KEYHAVEN_TEST_REUSE"] = reuse
             process.environment = environment
             if let output { process.standardOutput = output } else { process.standardOutput = FileHandle.nullDevice }
             process.standardError = FileHandle.nullDevice
@@ -326,5 +327,37 @@ struct AccessControlTests {
         #expect(try s.item(s.copy, "read-noui", "k3", groups: s.helperGroup).status == -25308)
         let listed = try s.runner.run("access", "list", "-s", "access", "-a", "k2")
         #expect(listed.output.contains("access: any application"))
+    }
+
+    @Test("User presence: each use asks for the keychain's password, once per reuse duration; biometry fails as with none enrolled")
+    func userPresence() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        #expect(try s.runner.run("set-keychain-password", "-o", "", "-p", "pw").status == 0)
+        #expect(try s.item(s.helper, "add-presence", "u1").status == 0)
+        #expect(try s.item(s.helper, "add-biometry", "u2").status == 0)
+        #expect(try s.item(s.helper, "add-either", "u3").status == 0)
+        // The creator too: presence is not trust.
+        #expect(try s.item(s.helper, "read-noui", "u1").status == -25308)
+        #expect(try s.item(s.helper, "read-skip", "u1").status == -25300)
+        try s.answer("cancel", pin: "pw")
+        #expect(try s.item(s.helper, "read", "u1", display: true) == (0, "u1"))
+        #expect(s.prompts.text.contains("asks for you each time") && s.prompts.count == 0)  // the password only: no confirmation
+        try s.answer("cancel", pin: "wrong")
+        #expect(try s.item(s.helper, "read", "u1", display: true).status == -25293)
+        try s.answer("cancel", pin: "-cancel-")
+        #expect(try s.item(s.helper, "read", "u1", display: true).status == -128)
+        // Two uses in one process: two password entries, or one within the reuse duration.
+        try s.answer("cancel", pin: "pw")
+        #expect(try s.item(s.helper, "read-twice", "u1", display: true, reuse: "0") == (0, "u1"))
+        let everyUse = try String(contentsOfFile: s.folder + "/log", encoding: .utf8).components(separatedBy: "asks for you").count - 1
+        try s.answer("cancel", pin: "pw")
+        #expect(try s.item(s.helper, "read-twice", "u1", display: true, reuse: "60") == (0, "u1"))
+        let reused = try String(contentsOfFile: s.folder + "/log", encoding: .utf8).components(separatedBy: "asks for you").count - 1
+        #expect(everyUse == 2 && reused == 1)
+        // Biometry alone cannot be met here; biometry or the passcode asks for the password.
+        #expect(try s.item(s.helper, "read", "u2", display: true).status == -25293)
+        try s.answer("cancel", pin: "pw")
+        #expect(try s.item(s.helper, "read", "u3", display: true) == (0, "u3"))
     }
 }

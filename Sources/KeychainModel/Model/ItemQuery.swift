@@ -29,6 +29,9 @@ package struct Caller: Sendable, Hashable {
     /// `kSecUseAuthenticationUISkip`: items the caller is not trusted with are left out of a
     /// search's results instead of prompting.
     package var skipsUntrusted = false
+    /// How long, in seconds, one entry of the keychain password for an item with a user-presence
+    /// access control serves this process's later uses (LAContext's reuse duration; 0: each use).
+    package var presenceReuse: UInt32 = 0
 
     package init(accessGroups: [String], interactionAllowed: Bool = true) {
         self.accessGroups = accessGroups

@@ -72,11 +72,13 @@ extension Caller: WireCodable {
         accessGroups.write(to: &writer)
         interactionAllowed.write(to: &writer)
         skipsUntrusted.write(to: &writer)
+        presenceReuse.write(to: &writer)
     }
 
     package init(from reader: inout ByteReader) throws(StoreError) {
         self.init(accessGroups: try [String](from: &reader), interactionAllowed: try Bool(from: &reader))
         skipsUntrusted = try Bool(from: &reader)
+        presenceReuse = try UInt32(from: &reader)
     }
 }
 

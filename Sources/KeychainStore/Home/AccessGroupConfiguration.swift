@@ -17,8 +17,13 @@ package enum AccessGroupConfiguration {
 
     /// The caller this process acts as.
     package static func currentCaller() -> Caller {
-        Caller(accessGroups: current(), interactionAllowed: interactionAllowed.withLock { $0 })
+        var caller = Caller(accessGroups: current(), interactionAllowed: interactionAllowed.withLock { $0 })
+        caller.presenceReuse = presenceReuse.withLock { $0 }
+        return caller
     }
+
+    /// `SecUserPresenceSetReuseDuration`: seconds one password entry serves (at most 300).
+    package static let presenceReuse = Mutex<UInt32>(0)
 
     /// `SecKeychainSetUserInteractionAllowed`: whether the agent may prompt for this process.
     package static let interactionAllowed = Mutex(true)
