@@ -131,13 +131,14 @@ struct ProcessFaultTests {
         #expect(copy([K.class: kSecClassGenericPassword, K.account: "b-0"]).0 == errSecItemNotFound)
     }
 
-    @Test("KEYHAVEN_ACCESS_GROUPS sets a process's groups; without it, one group named after the executable")
+    @Test("KEYHAVEN_ACCESS_GROUPS sets a process's groups; without it, its application group (its name and a digest of its path)")
     func accessGroupsFromEnvironment() throws {
         let configured = MultiProcessTests.finish(try MultiProcessTests.start(
             ["groups", "-", "0"], environment: ["KEYHAVEN_ACCESS_GROUPS": "TEAM.app.one, TEAM.shared,,"]))
         #expect(configured.1 == "TEAM.app.one,TEAM.shared")
         let plain = MultiProcessTests.finish(try MultiProcessTests.start(["groups", "-", "0"],
                                                                         environment: ["KEYHAVEN_ACCESS_GROUPS": nil]))
-        #expect(plain.1 == "keyhaven-test-helper")
+        #expect(plain.1 == ApplicationIdentityReader.applicationGroup(path: HelperProcess.executable.resolvingSymlinksInPath().path))
+        #expect(plain.1.hasPrefix("keyhaven-test-helper.") && plain.1.count == "keyhaven-test-helper.".count + 16)
     }
 }

@@ -18,7 +18,8 @@ struct AccessControlTests {
         /// The runner's environment (read here: the test's home is a task local, not a thread's).
         let environment: [String: String]
 
-        init(timeout: Int = 20) throws {
+        /// `pinentry`: the program the agent runs (the scripted one by default).
+        init(timeout: Int = 20, pinentry: String? = nil) throws {
             // As the kernel names it (the temporary folder's path may have a doubled slash).
             folder = URL(fileURLWithPath: try TemporaryFolder.make(prefix: "keyhaven-access")).resolvingSymlinksInPath().path
             helper = CommandRunner.products.appendingPathComponent("keyhaven-test-helper").path
@@ -58,7 +59,7 @@ struct AccessControlTests {
             try "cancel".write(toFile: folder + "/answer", atomically: true, encoding: .utf8)
             try "".write(toFile: folder + "/pin", atomically: true, encoding: .utf8)
             var runner = try CommandRunner()
-            runner.extraEnvironment = ["KEYHAVEN_PINENTRY": folder + "/pinentry", "KEYHAVEN_PROMPT_TIMEOUT": String(timeout)]
+            runner.extraEnvironment = ["KEYHAVEN_PINENTRY": pinentry ?? folder + "/pinentry", "KEYHAVEN_PROMPT_TIMEOUT": String(timeout)]
             self.runner = runner
             environment = runner.environment
             #expect(try runner.run("agent", "start").status == 0)
@@ -359,5 +360,60 @@ struct AccessControlTests {
         #expect(try s.item(s.helper, "read", "u2", display: true).status == -25293)
         try s.answer("cancel", pin: "pw")
         #expect(try s.item(s.helper, "read", "u3", display: true) == (0, "u3"))
+    }
+
+    @Test("A real pinentry-curses on the client's terminal (a tmux pane): the prompt is drawn there and Enter allows once")
+    func realPinentryCurses() throws {
+        let tmux = "/usr/bin/tmux", curses = "/usr/bin/pinentry-curses"
+        try #require(FileManager.default.isExecutableFile(atPath: tmux) && FileManager.default.isExecutableFile(atPath: curses),
+                     "scripts/bootstrap installs tmux and pinentry-curses")
+        let s = try Setup(pinentry: curses)
+        defer { s.finish() }
+        try s.itemSharedWithCopy("c1")
+        let socket = s.folder + "/tmux.sock"
+        func tmuxRun(_ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tmux)
+            process.arguments = ["-S", socket] + arguments
+            var environment = s.environment
+            environment["TERM"] = "xterm"
+            process.environment = environment
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return text
+        }
+        func waitForPane(_ text: String) throws -> String {
+            var pane = ""
+            for _ in 0..<100 {
+                pane = try tmuxRun(["capture-pane", "-p", "-t", "t"])
+                if pane.contains(text) { break }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            return pane
+        }
+        defer { _ = try? tmuxRun(["kill-server"]) }
+        let home = TestHome.current!.path
+        let command = "env KEYHAVEN_HOME='\(home)' XDG_RUNTIME_DIR='\(s.runner.runtime)' KEYHAVEN_AGENT=on "
+            + "KEYHAVEN_ACCESS_GROUPS='\(s.helperGroup)' '\(s.copy)' item read c1; sleep 30"
+        // Started with posix_spawn: Foundation's Process waits for the server tmux leaves running.
+        var pid: pid_t = 0
+        let words: [String] = [tmux, "-S", socket, "new-session", "-d", "-s", "t", "-x", "110", "-y", "30", command]
+        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        #expect(posix_spawn(&pid, tmux, nil, nil, arguments, environ) == 0)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        let prompt = try waitForPane("wants to use")
+        #expect(prompt.contains("other-program") && prompt.contains("item c1") && prompt.contains("Always Allow"), "\(prompt)")
+        _ = try tmuxRun(["send-keys", "-t", "t", "Enter"])
+        let answered = try waitForPane("data c1")
+        #expect(answered.contains("status 0") && answered.contains("data c1"), "\(answered)")
+        // Allowed once: still not trusted.
+        #expect(try s.item(s.copy, "read-noui", "c1", groups: s.helperGroup).status == -25308)
     }
 }

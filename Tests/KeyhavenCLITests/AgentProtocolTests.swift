@@ -88,6 +88,14 @@ struct AgentProtocolTests {
 
     @Test("Every request survives a round trip, home included: re-encoding the decoded value gives the same bytes")
     func requestsRoundTrip() throws {
+        // KEYHAVEN_FUZZ_SEEDS=FOLDER writes these messages there, as the agent fuzz target's seeds
+        // (Tests/FuzzCorpus/agent).
+        if let folder = ProcessInfo.processInfo.environment["KEYHAVEN_FUZZ_SEEDS"] {
+            let seeds = Self.requests.map { payload($0, home: "/h") } + Self.responses.map { payload($0) }
+            for (index, seed) in seeds.enumerated() {
+                try Data(seed).write(to: URL(fileURLWithPath: folder + "/v\(AgentFraming.version)-message-\(index)"))
+            }
+        }
         for request in Self.requests {
             let bytes = payload(request, home: "/home/ann")
             let (decoded, home) = try AgentFraming.decodeWithHome(AgentRequest.self, from: bytes)
