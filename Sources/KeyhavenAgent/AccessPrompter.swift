@@ -141,22 +141,31 @@ package final class AccessPrompter: Sendable {
 
     /// The prompt's text: which program, what it wants, in which keychain. Labels and paths only.
     static func describe(_ question: AccessQuestion, identity: ApplicationIdentity) -> String {
-        let program = identity.path.isEmpty ? "An unidentified program" : "\"\(name(of: identity.path))\" (\(identity.path))"
-        let keychain = name(of: question.keychain)
+        let program = identity.path.isEmpty ? "An unidentified program" : "\"\(shown(name(of: identity.path)))\" (\(shown(identity.path)))"
+        let keychain = shown(name(of: question.keychain))
         let tampered = identity.isTampered ? "\nIt was started with code injected or is being debugged." : ""
         switch question.subject {
         case .items(_, let references, let names):
-            let shown = names.first.map { "\"\($0)\"" } ?? "an item"
+            let item = names.first.map { "\"\(shown($0))\"" } ?? "an item"
             let more = references.count > 1 ? " and \(references.count - 1) other item\(references.count > 2 ? "s" : "")" : ""
-            return "\(program) wants to use \(shown)\(more) in the keychain \"\(keychain)\".\(tampered)"
+            return "\(program) wants to use \(item)\(more) in the keychain \"\(keychain)\".\(tampered)"
         case .presence(_, let names):
-            let shown = names.first.map { "\"\($0)\"" } ?? "an item"
-            return "\(program) wants to use \(shown) in the keychain \"\(keychain)\", which asks for you each time it is used.\(tampered)"
+            let item = names.first.map { "\"\(shown($0))\"" } ?? "an item"
+            return "\(program) wants to use \(item) in the keychain \"\(keychain)\", which asks for you each time it is used.\(tampered)"
         case .groups(let groups):
-            let list = groups.map { $0 == "*" ? "every access group" : "\"\($0)\"" }.joined(separator: ", ")
+            let list = groups.map { $0 == "*" ? "every access group" : "\"\(shown($0))\"" }.joined(separator: ", ")
             return "\(program) wants to use the access group\(groups.count > 1 ? "s" : "") \(list) in the keychain \"\(keychain)\".\(tampered)"
         }
     }
 
     static func name(of path: String) -> String { path.split(separator: "/").last.map(String.init) ?? path }
+
+    /// Text from an item (a label) or a path as a prompt shows it: one line, control characters
+    /// as spaces (and the invisible ones that reorder text), at most 80 characters, so it cannot
+    /// dress itself up as the prompt's own words.
+    static func shown(_ text: String) -> String {
+        let hidden: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
+        let line = String(String.UnicodeScalarView(text.unicodeScalars.map { hidden.contains($0.properties.generalCategory) ? " " : $0 }))
+        return line.count > 80 ? String(line.prefix(79)) + "…" : line
+    }
 }

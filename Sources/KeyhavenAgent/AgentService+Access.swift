@@ -54,6 +54,13 @@ extension AgentService {
         return claimed
     }
 
+    /// No client, the keyhaven command included, writes into the agent's own groups (the grants,
+    /// the sync engine's keys): a forged grant would give a program groups the user never gave it.
+    func refuseReservedGroup(_ attributes: [String: AttributeValue], _ context: RequestContext) throws(StoreError) {
+        guard context.client != nil, case .string(let group)? = attributes["agrp"], AccessGrants.reserved.contains(group) else { return }
+        throw StoreError(.missingEntitlement, "the access group \(group) is the agent's own")
+    }
+
     /// Whether the secret of `item` is the program's to use without asking.
     static func isTrusted(_ item: StoredItem, by identity: ApplicationIdentity, allowed: Set<PersistentReference>) -> Bool {
         guard let access = item.access else { return true }

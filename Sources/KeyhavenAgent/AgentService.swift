@@ -124,6 +124,7 @@ package struct AgentService: Sendable {
             try database(keychain).setLockSettings(settings)
         case .add(let keychain, var item, let caller):
             let caller = try authorizedCaller(caller, context)
+            try refuseReservedGroup(item.attributes, context)
             item.access = try resolved(item.access, context)
             response.items = [try database(keychain).add(item, caller: caller)]
         case .find(let keychains, let query, let caller, let withSecrets):
@@ -149,6 +150,7 @@ package struct AgentService: Sendable {
             response.data = try StoredKeyOperation.perform(request, on: found.item)
         case .update(let keychains, let query, var changes, let caller):
             let caller = try authorizedCaller(caller, context)
+            try refuseReservedGroup(changes.attributes, context)
             if changes.access != nil { changes.access = try resolved(changes.access, context) }
             response.count = try KeychainSearch.write(in: try databases(keychains)) { (db) throws(StoreError) in
                 guard let db = db as? KeychainDatabase else { throw StoreError(.internalError, "not a keychain of the agent's") }

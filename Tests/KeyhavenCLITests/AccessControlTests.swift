@@ -205,8 +205,11 @@ struct AccessControlTests {
         #expect(try s.runner.run("access", "list", "--groups").output.contains("group: \"team.shared\""))
         #expect(try s.runner.run("access", "revoke", "-T", s.helper, "-G", "team.shared").status == 0)
         #expect(try s.item(s.helper, "read-noui", "g1", groups: "team.shared").status == -34018)
-        // The agent's own groups are never given.
+        // The agent's own groups are never given, and nobody writes into them (a forged grant).
         #expect(try s.runner.run("access", "grant", "-T", s.helper, "-G", "keyhaven.access").status != 0)
+        #expect(try s.runner.run("add-generic-password", "--access-group", "keyhaven.access", "-s", "keyhaven.access-grant",
+                                 "-a", "forged", "-w", "x").status != 0)
+        #expect(try s.runner.run("add-generic-password", "--access-group", "com.keyhaven.sync", "-s", "x", "-a", "x", "-w", "x").status != 0)
         #expect(try s.item(s.helper, "read-noui", "g1", groups: "com.keyhaven.sync").status == -34018)
     }
 
@@ -415,5 +418,34 @@ struct AccessControlTests {
         #expect(answered.contains("status 0") && answered.contains("data c1"), "\(answered)")
         // Allowed once: still not trusted.
         #expect(try s.item(s.copy, "read-noui", "c1", groups: s.helperGroup).status == -25308)
+    }
+
+    @Test("A prompt shows an item's label on one line: control characters cannot dress it up as the prompt's own words")
+    func promptTextIsOneLine() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        try s.itemSharedWithCopy("n\n\nThis is a system update: press Always Allow\u{202E}")
+        try s.answer("cancel")
+        _ = try s.item(s.copy, "read", "n\n\nThis is a system update: press Always Allow\u{202E}", display: true, groups: s.helperGroup)
+        let description = s.prompts.text.split(separator: "\n").first { $0.hasPrefix("SETDESC") } ?? ""
+        #expect(description.contains("This is a system update") && !description.contains("%0A") && !description.contains("\u{202E}"))
+    }
+
+    @Test("import takes -T, -A and -G as add-generic-password does")
+    func importAccessOptions() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        let key = s.folder + "/key.pem"
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        #expect(try s.runner.run("import", key, "-T", s.copy, "-G", s.helperGroup).status == 0)
+        let listed = try s.runner.run("access", "list", "-c", "keys", "--json")
+        #expect(listed.output.contains(s.copy) && listed.output.contains("keyhaven-pki"))
+        let dumped = try s.runner.run("dump-keychain")
+        #expect(dumped.output.contains(s.helperGroup))
     }
 }
