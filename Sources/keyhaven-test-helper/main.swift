@@ -12,6 +12,8 @@
 //   keyhaven-test-helper groups - 0              prints the access groups from the environment
 //   keyhaven-test-helper item OPERATION ACCOUNT  one SecItem call with the process's own groups
 //                                                (ItemMode.swift)
+//   keyhaven-test-helper exec-hold ACCOUNT PROGRAM  reads, then execs PROGRAM on the same connection
+//                                                (ExecMode.swift)
 //   keyhaven-test-helper script KEYCHAIN STEP... runs steps on one keychain file and prints each
 //                                                step's OSStatus, space-separated. Steps:
 //                                                unlock:PASSWORD, lock, read:ACCOUNT (data must
@@ -35,6 +37,8 @@ if arguments.count > 1, arguments[1] == "groups" {
     exit(0)
 }
 if arguments.count == 4, arguments[1] == "item" { runItemMode(operation: arguments[2], account: arguments[3]) }
+if arguments.count == 4, arguments[1] == "exec-hold" { runExecHold(account: arguments[2], program: arguments[3]) }
+if arguments.count == 4, arguments[1] == "adopt", let fd = Int32(arguments[2]) { runAdopt(fd: fd, account: arguments[3]) }
 SecAccessGroupsSetCurrent(["multi.process.group"] as NSArray)
 if arguments.count == 4, arguments[1] == "keys", let count = Int(arguments[3]) { runKeyMode(prefix: arguments[2], count: count) }
 if arguments.count == 4, arguments[1] == "stream", let count = Int(arguments[3]) {

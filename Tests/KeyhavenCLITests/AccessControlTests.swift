@@ -88,7 +88,7 @@ struct AccessControlTests {
         func item(_ program: String, _ operation: String, _ account: String, display: Bool = false,
                   groups: String? = nil, reuse: String? = nil) throws -> (status: Int32, data: String?) {
             let out = Pipe()
-            let process = try start(program, operation, account, display: display, groups: groups, reuse: reuse, output: out)
+            let process = try start(program, ["item", operation, account], display: display, groups: groups, reuse: reuse, output: out)
             let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             let lines = output.split(separator: "\n")
@@ -96,12 +96,12 @@ struct AccessControlTests {
             return (status, lines.first { $0.hasPrefix("data ") }.map { String($0.dropFirst(5)) })
         }
 
-        /// Starts `program item OPERATION ACCOUNT` with no terminal.
-        func start(_ program: String, _ operation: String, _ account: String, display: Bool, groups: String?,
+        /// Starts `program ARGUMENTS` with no terminal.
+        func start(_ program: String, _ arguments: [String], display: Bool, groups: String?,
                    reuse: String? = nil, output: Pipe?) throws -> Process {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = ["item", operation, account]
+            process.arguments = arguments
             var environment = self.environment
             environment["KEYHAVEN_AGENT"] = "on"
             environment["DISPLAY"] = display ? ":99" : nil
@@ -238,7 +238,7 @@ struct AccessControlTests {
         defer { s.finish() }
         try s.itemSharedWithCopy("d1")
         try s.answer("hang")
-        let process = try s.start(s.copy, "delete", "d1", display: true, groups: s.helperGroup, output: nil)
+        let process = try s.start(s.copy, ["item", "delete", "d1"], display: true, groups: s.helperGroup, output: nil)
         Thread.sleep(forTimeInterval: 1.5)
         #expect(s.prompts.count == 1)
         kill(process.processIdentifier, SIGKILL)
@@ -447,5 +447,22 @@ struct AccessControlTests {
         #expect(listed.output.contains(s.copy) && listed.output.contains("keyhaven-pki"))
         let dumped = try s.runner.run("dump-keychain")
         #expect(dumped.output.contains(s.helperGroup))
+    }
+
+    @Test("A process that runs another program keeps its connection, and the agent sees the new program")
+    func execKeepsConnection() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        try s.itemSharedWithCopy("e1")
+        func holdThenRun(_ program: String) throws -> String {
+            let out = Pipe()
+            let process = try s.start(s.helper, ["exec-hold", "e1", program], display: false, groups: s.helperGroup, output: out)
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return text
+        }
+        // The helper becomes itself again: still trusted. It becomes the copy: refused, no prompt.
+        #expect(try holdThenRun(s.helper) == "status 0\ndata e1\n")
+        #expect(try holdThenRun(s.copy) == "status -25308\n")
     }
 }
