@@ -202,6 +202,12 @@ let linuxTargets: [Target] = [
         dependencies: ["KeyhavenCLI"],
         swiftSettings: strictSwift
     ),
+    // git's credential helper over the agent (as git-credential-osxkeychain on a Mac).
+    .executableTarget(
+        name: "git-credential-keyhaven",
+        dependencies: ["KeyhavenCLI"],
+        swiftSettings: strictSwift
+    ),
     // The work of the certificate and key subcommands (import, export, find-certificate, ...),
     // which `keyhaven` runs in its place (docs/benchmarks.md: why).
     .target(
@@ -246,6 +252,7 @@ let linuxTargets: [Target] = [
     .testTarget(
         name: "KeyhavenCLITests",
         dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenCLI", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend",
+                       "git-credential-keyhaven",
                        "keyhaven-test-helper", .product(name: "ArgumentParser", package: "swift-argument-parser")],
         swiftSettings: strictSwift
     ),

@@ -31,9 +31,17 @@ package final class RequestContext: Sendable {
 extension AgentService {
     /// The caller a request acts as: of the groups the client asked for, those this program may
     /// use: its own application group, the groups granted to it, those the user allowed for this
-    /// request. Any other asks the user, or fails with errSecMissingEntitlement.
+    /// request. Any other asks the user, or fails with errSecMissingEntitlement. An empty list is
+    /// the program's own group (a client without crypto cannot name it: git-credential-keyhaven).
     func authorizedCaller(_ claimed: Caller, _ context: RequestContext) throws(StoreError) -> Caller {
-        guard let identity = context.identity, !context.isAdministrator else { return claimed }
+        guard let identity = context.identity else { return claimed }
+        if claimed.accessGroups.isEmpty {
+            var own = Caller(accessGroups: [identity.applicationGroup], interactionAllowed: claimed.interactionAllowed)
+            own.skipsUntrusted = claimed.skipsUntrusted
+            own.presenceReuse = claimed.presenceReuse
+            return own
+        }
+        guard !context.isAdministrator else { return claimed }
         var missing: [String] = []
         var granted: Set<String>?
         let allowedOnce = context.client?.allowed.groups ?? []

@@ -21,6 +21,8 @@ struct CommandRunner {
         let status: Int32
         let output: String
         let error: String
+        /// It exited (rather than dying of a signal).
+        var exited = true
     }
 
     var environment: [String: String] {
@@ -39,8 +41,13 @@ struct CommandRunner {
     }
 
     func run(_ arguments: [String], input: String? = nil) throws -> Result {
+        try Self.execute(Self.products.appendingPathComponent("keyhaven").path, arguments, environment: environment, input: input)
+    }
+
+    /// Runs any program; `input` on its standard input (closed after).
+    static func execute(_ program: String, _ arguments: [String], environment: [String: String], input: String? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = Self.products.appendingPathComponent("keyhaven")
+        process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         process.environment = environment
         let (out, err, inp) = (Pipe(), Pipe(), Pipe())
@@ -49,12 +56,12 @@ struct CommandRunner {
         process.standardInput = inp
         try process.run()
         if let input { inp.fileHandleForWriting.write(Data(input.utf8)) }
-        try inp.fileHandleForWriting.close()
+        try? inp.fileHandleForWriting.close()
         let output = out.fileHandleForReading.readDataToEndOfFile()
         let error = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
-                      error: String(decoding: error, as: UTF8.self))
+                      error: String(decoding: error, as: UTF8.self), exited: process.terminationReason == .exit)
     }
 
     /// Stops this runner's agent and removes its runtime folder.
