@@ -205,7 +205,7 @@ let linuxTargets: [Target] = [
     // git's credential helper over the agent (as git-credential-osxkeychain on a Mac).
     .executableTarget(
         name: "git-credential-keyhaven",
-        dependencies: ["KeyhavenCLI"],
+        dependencies: ["KeyhavenCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
         swiftSettings: strictSwift
     ),
     // The work of the certificate and key subcommands (import, export, find-certificate, ...),
@@ -215,6 +215,7 @@ let linuxTargets: [Target] = [
         dependencies: [
             "KeyhavenCLI", "KeychainModel", "KeyhavenAgentClient", "KeychainKeys",
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SwiftCSV", package: "SwiftCSV"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
         swiftSettings: strictSwift
@@ -334,6 +335,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/swiftcsv/SwiftCSV.git", from: "0.10.0"),
     ] : [],
     targets: buildsEngine ? linuxTargets : appleTargets
 )

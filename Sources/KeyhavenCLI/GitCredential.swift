@@ -117,11 +117,7 @@ package struct GitCredential: Equatable, Sendable {
     }
 
     /// The executable's work: the operation from the arguments, the credential from standard input.
-    package static func main(arguments: [String]) -> Int32 {
-        guard arguments.count == 1 else {
-            printError("usage: git-credential-keyhaven get|store|erase (git runs it: git config credential.helper keyhaven)")
-            return 2
-        }
+    package static func main(operation: String) -> Int32 {
         var input: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         // All of it is read (git's pipe never breaks), only the first MiB and a byte kept.
@@ -134,7 +130,7 @@ package struct GitCredential: Equatable, Sendable {
         defer { zeroize(&input); zeroize(&buffer) }
         do throws(StoreError) {
             let session = try Session.open(notice: false)
-            var output = Array(try run(arguments[0], input: input, session: session).utf8)
+            var output = Array(try run(operation, input: input, session: session).utf8)
             defer { zeroize(&output) }
             var offset = 0
             while offset < output.count {

@@ -27,7 +27,7 @@ package struct KeyhavenCommand: ParsableCommand {
             AddPassword<GenericPasswordOptions>.self, FindPassword<GenericPasswordOptions>.self,
             DeletePassword<GenericPasswordOptions>.self, AddPassword<InternetPasswordOptions>.self,
             FindPassword<InternetPasswordOptions>.self, DeletePassword<InternetPasswordOptions>.self, DumpKeychain.self,
-            ImportItems.self, ExportItems.self, FindCertificate.self, FindIdentity.self, DeleteCertificate.self, DeleteIdentity.self,
+            ImportItems.self, ImportSecrets.self, ExportItems.self, FindCertificate.self, FindIdentity.self, DeleteCertificate.self, DeleteIdentity.self,
             CreateKeyPair.self,
             AccessCommand.self, AgentCommand.self, LoginKeychainCommand.self, SyncCommand.self,
         ]

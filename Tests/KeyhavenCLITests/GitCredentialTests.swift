@@ -88,7 +88,7 @@ struct GitCredentialTests {
                                    (["store"], String(repeating: "x=y\n", count: 300_000))] {
             let result = try CommandRunner.execute(helper, arguments, environment: runner.environment, input: input)
             #expect(result.exited && result.status != 0, "\(arguments)")
-            #expect(result.error.hasPrefix("git-credential-keyhaven: ") || result.error.hasPrefix("usage: "), "\(result.error)")
+            #expect(result.error.hasPrefix("git-credential-keyhaven: ") || result.error.hasPrefix("Error: "), "\(result.error)")
         }
     }
 }
