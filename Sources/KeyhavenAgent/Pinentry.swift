@@ -62,7 +62,7 @@ final class Pinentry {
         child = pid
         input = toChild[1]
         output = fromChild[0]
-        deadline = Self.now() + timeout
+        deadline = MonotonicClock.seconds() + timeout
         self.clientExit = clientExit
         // The greeting.
         guard case .ok = try response() else { throw .closed }
@@ -160,7 +160,7 @@ final class Pinentry {
                 return line
             }
             guard buffered.count < 1 << 16 else { throw .closed }
-            let remaining = deadline - Self.now()
+            let remaining = deadline - MonotonicClock.seconds()
             guard remaining > 0 else { throw .closed }
             var fds = [pollfd(fd: output, events: Int16(POLLIN), revents: 0)]
             if clientExit >= 0 { fds.append(pollfd(fd: clientExit, events: Int16(POLLIN), revents: 0)) }
@@ -216,11 +216,5 @@ final class Pinentry {
         guard pipe(&fds) == 0 else { return false }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         return true
-    }
-
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -37,20 +37,14 @@ package final class PresenceLog: Sendable {
         guard reuse > 0, let stamp = stamps.withLock({ $0[Key(pid: client.pid, digest: identity.digest, keychain: keychain)] }) else {
             return false
         }
-        return Self.now() - stamp <= Double(min(reuse, 300))
+        return MonotonicClock.seconds() - stamp <= Double(min(reuse, 300))
     }
 
     func record(client: ClientProcess, identity: ApplicationIdentity, keychain: String) {
-        let now = Self.now()
+        let now = MonotonicClock.seconds()
         stamps.withLock { stamps in
             if stamps.count > 4096 { stamps = stamps.filter { now - $0.value <= 300 } }
             stamps[Key(pid: client.pid, digest: identity.digest, keychain: keychain)] = now
         }
-    }
-
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

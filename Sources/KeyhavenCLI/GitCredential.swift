@@ -18,12 +18,6 @@ package struct GitCredential: Equatable, Sendable {
     /// The largest input read: git's requests are a few lines.
     static let maximumInput = 1 << 20
 
-    /// git's protocols and Apple's `SecProtocolType` codes for them.
-    static let protocols: [String: String] = [
-        "https": "htps", "http": "http", "ftp": "ftp ", "ftps": "ftps", "smtp": "smtp", "imap": "imap", "imaps": "imps",
-        "ssh": "ssh ", "ldap": "ldap", "ldaps": "ldps", "pop3": "pop3", "pop3s": "pop3", "socks": "sox ",
-    ]
-
     package init(fields: [String: String] = [:]) { self.fields = fields }
 
     /// Reads `key=value` lines up to a blank line or the end.
@@ -44,7 +38,7 @@ package struct GitCredential: Equatable, Sendable {
     /// The attributes that name the credential's item (what git gave).
     var criteria: [String: AttributeValue] {
         get throws(StoreError) {
-            guard let scheme = fields["protocol"], let code = Self.protocols[scheme.lowercased()] else {
+            guard let scheme = fields["protocol"], let code = InternetProtocol.code(forScheme: scheme) else {
                 throw StoreError(.invalidParameter, "git gave no protocol this helper keeps (\(fields["protocol"] ?? "none"))")
             }
             guard var host = fields["host"], !host.isEmpty else { throw StoreError(.invalidParameter, "git gave no host") }

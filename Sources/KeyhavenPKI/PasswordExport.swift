@@ -51,7 +51,7 @@ struct ExportedPassword: Equatable {
         if !notes.isEmpty { attributes["icmt"] = .string(notes) }
         if let components = URLComponents(string: url.trimmingCharacters(in: .whitespaces)), let host = components.host, !host.isEmpty {
             attributes["srvr"] = .string(host)
-            if let scheme = components.scheme?.lowercased(), let code = Self.protocols[scheme] { attributes["ptcl"] = .string(code) }
+            if let scheme = components.scheme, let code = InternetProtocol.code(forScheme: scheme) { attributes["ptcl"] = .string(code) }
             if let port = components.port, (1...65535).contains(port) { attributes["port"] = .number(Int64(port)) }
             if !components.path.isEmpty, components.path != "/" { attributes["path"] = .string(components.path) }
             attributes["labl"] = .string(title.isEmpty ? host : title)
@@ -62,10 +62,4 @@ struct ExportedPassword: Equatable {
         attributes["labl"] = .string(title)
         return NewItem(itemClass: .genericPassword, attributes: attributes, secret: Data(password.utf8), access: .creatorOnly)
     }
-
-    /// URL schemes and Apple's `SecProtocolType` codes.
-    static let protocols: [String: String] = [
-        "https": "htps", "http": "http", "ftp": "ftp ", "ftps": "ftps", "smtp": "smtp", "imap": "imap", "imaps": "imps",
-        "ssh": "ssh ", "ldap": "ldap", "ldaps": "ldps", "pop3": "pop3", "socks": "sox ",
-    ]
 }
