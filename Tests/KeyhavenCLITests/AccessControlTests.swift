@@ -85,10 +85,14 @@ struct AccessControlTests {
 
         /// Runs `program item OPERATION ACCOUNT` through the agent, with no terminal; `display`
         /// gives it a display (so the agent may prompt), `groups` its KEYHAVEN_ACCESS_GROUPS.
+        /// `wrapper`: a program that runs `program` (strace); `extra`: more environment.
         func item(_ program: String, _ operation: String, _ account: String, display: Bool = false,
-                  groups: String? = nil, reuse: String? = nil) throws -> (status: Int32, data: String?) {
+                  groups: String? = nil, reuse: String? = nil, wrapper: [String] = [],
+                  extra: [String: String] = [:]) throws -> (status: Int32, data: String?) {
             let out = Pipe()
-            let process = try start(program, ["item", operation, account], display: display, groups: groups, reuse: reuse, output: out)
+            let arguments = Array(wrapper.dropFirst()) + (wrapper.isEmpty ? [] : [program]) + ["item", operation, account]
+            let process = try start(wrapper.first ?? program, arguments, display: display, groups: groups, reuse: reuse,
+                                    extra: extra, output: out)
             let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             let lines = output.split(separator: "\n")
@@ -98,7 +102,7 @@ struct AccessControlTests {
 
         /// Starts `program ARGUMENTS` with no terminal.
         func start(_ program: String, _ arguments: [String], display: Bool, groups: String?,
-                   reuse: String? = nil, output: Pipe?) throws -> Process {
+                   reuse: String? = nil, extra: [String: String] = [:], output: Pipe?) throws -> Process {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: program)
             process.arguments = arguments
@@ -109,6 +113,7 @@ struct AccessControlTests {
             environment["KEYHAVEN_ACCESS_GROUPS"] = groups
             environment["KEYHAVEN_TEST_TRUST"] = copy
             environment["KEYHAVEN_TEST_REUSE"] = reuse
+            environment.merge(extra) { _, new in new }
             process.environment = environment
             if let output { process.standardOutput = output } else { process.standardOutput = FileHandle.nullDevice }
             process.standardError = FileHandle.nullDevice
@@ -464,5 +469,26 @@ struct AccessControlTests {
         // The helper becomes itself again: still trusted. It becomes the copy: refused, no prompt.
         #expect(try holdThenRun(s.helper) == "status 0\ndata e1\n")
         #expect(try holdThenRun(s.copy) == "status -25308\n")
+    }
+
+    @Test("A program started with LD_PRELOAD or traced by a debugger is trusted by nothing, its own items included")
+    func tamperedPrograms() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        #expect(try s.item(s.helper, "add", "x1").status == 0)
+        #expect(try s.item(s.helper, "read-noui", "x1") == (0, "x1"))
+        let libc = "/lib/x86_64-linux-gnu/libc.so.6"
+        if FileManager.default.fileExists(atPath: libc) {
+            #expect(try s.item(s.helper, "read-noui", "x1", extra: ["LD_PRELOAD": libc]).status == -25308)
+        }
+        #expect(try s.item(s.helper, "read-noui", "x1", extra: ["LD_AUDIT": "/nonexistent/audit.so"]).status == -25308)
+        let strace = "/usr/bin/strace"
+        try #require(FileManager.default.isExecutableFile(atPath: strace), "scripts/bootstrap installs strace")
+        #expect(try s.item(s.helper, "read-noui", "x1", wrapper: [strace, "-f", "-o", "/dev/null"]).status == -25308)
+        // The prompt says so.
+        try s.answer("cancel")
+        _ = try s.item(s.helper, "read", "x1", display: true, wrapper: [strace, "-f", "-o", "/dev/null"])
+        #expect(s.prompts.text.contains("code injected or is being debugged"))
+        #expect(try s.item(s.helper, "read-noui", "x1") == (0, "x1"))
     }
 }
