@@ -31,15 +31,18 @@ package final class RequestContext: Sendable {
 extension AgentService {
     /// The caller a request acts as: of the groups the client asked for, those this program may
     /// use: its own application group, the groups granted to it, those the user allowed for this
-    /// request. Any other asks the user, or fails with errSecMissingEntitlement. An empty list is
-    /// the program's own group (a client without crypto cannot name it: git-credential-keyhaven).
+    /// request. Any other asks the user, or fails with errSecMissingEntitlement.
+    /// ``Caller/applicationGroupMarker`` stands for the program's own group (a client without
+    /// crypto cannot name it: git-credential-keyhaven).
     func authorizedCaller(_ claimed: Caller, _ context: RequestContext) throws(StoreError) -> Caller {
         guard let identity = context.identity else { return claimed }
-        if claimed.accessGroups.isEmpty {
-            var own = Caller(accessGroups: [identity.applicationGroup], interactionAllowed: claimed.interactionAllowed)
-            own.skipsUntrusted = claimed.skipsUntrusted
-            own.presenceReuse = claimed.presenceReuse
-            return own
+        var claimed = claimed
+        if claimed.accessGroups.contains(Caller.applicationGroupMarker) {
+            var named = Caller(accessGroups: claimed.accessGroups.map { $0 == Caller.applicationGroupMarker ? identity.applicationGroup : $0 },
+                               interactionAllowed: claimed.interactionAllowed)
+            named.skipsUntrusted = claimed.skipsUntrusted
+            named.presenceReuse = claimed.presenceReuse
+            claimed = named
         }
         guard !context.isAdministrator else { return claimed }
         var missing: [String] = []

@@ -58,8 +58,8 @@ package struct GitCredential: Equatable, Sendable {
     package static func run(_ operation: String, input: [UInt8], session: Session) throws(StoreError) -> String {
         let credential = try GitCredential(parsing: input)
         let keychain = try session.path(nil)
-        // No groups named: the agent gives this program its own.
-        let caller = Caller(accessGroups: [])
+        // This program's own group, which the agent names.
+        let caller = Caller(accessGroups: [Caller.applicationGroupMarker])
         var query = ItemQuery(itemClass: .internetPassword)
         query.criteria = try credential.criteria
         switch operation {

@@ -41,6 +41,10 @@ package struct Caller: Sendable, Hashable {
     /// Apple's token group is read-only.
     package static let tokenGroup = "com.apple.token"
 
+    /// In a request to the agent, the program's own application group (its name needs a digest
+    /// of the program's path, which a client without crypto does not compute).
+    package static let applicationGroupMarker = "@application"
+
     /// `*` in the list turns off access-group filtering (Apple's system daemons).
     package var isUnrestricted: Bool { accessGroups.contains("*") }
     package var writableGroups: [String] { accessGroups.filter { $0 != Self.tokenGroup } }
