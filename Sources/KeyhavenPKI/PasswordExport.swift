@@ -29,7 +29,8 @@ struct ExportedPassword: Equatable {
         do {
             parsed = try CSV<Named>(string: text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text, delimiter: .comma, loadColumns: false)
         } catch {
-            throw StoreError(.unknownFormat, "the file is not CSV: \(error)")
+            // Not the parser's message: it quotes the file's text, which holds passwords.
+            throw StoreError(.unknownFormat, "the file is not CSV (a quotation mark out of place)")
         }
         let header = Dictionary(parsed.header.map { ($0.trimmingCharacters(in: .whitespaces).lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         func column(_ field: String) -> String? { columns[field]!.lazy.compactMap { header[$0] }.first }

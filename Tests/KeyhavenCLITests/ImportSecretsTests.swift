@@ -62,7 +62,11 @@ struct ImportSecretsTests {
         let binary = TestHome.current!.path + "/binary.csv"
         try Data([0xFF, 0xFE, 0x00, 0x81]).write(to: URL(fileURLWithPath: binary))
         #expect(try k.run("import-secrets", "--from", "csv", binary).status != 0)
-        let other = try k.run("import-secrets", "--from", "lastpass", odd)
+        // A broken quote next to a password: the message never quotes the file.
+        let broken = try write("name,url,username,password,note\nA,https://a.example,ann,\"pw\"Zq9secret,\n", "broken.csv")
+        let refused = try k.run("import-secrets", "--from", "csv", broken)
+        #expect(refused.status != 0 && !refused.error.contains("Zq9") && !refused.error.contains("Z"), "\(refused.error)")
+                let other = try k.run("import-secrets", "--from", "lastpass", odd)
         #expect(other.status != 0 && other.error.contains("only csv"))
     }
 }
