@@ -55,6 +55,22 @@ extension Trait where Self == FreshKeychainTrait {
     }
 }
 
+/// The lock ``FreshKeychainTrait`` holds around each test, for a test of another kind that uses
+/// process-wide state too (SQLite fault injection): nothing with a fresh keychain runs meanwhile.
+public enum ProcessWideTestLock {
+    public static func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        await TestLock.shared.acquire()
+        do {
+            let result = try await body()
+            await TestLock.shared.release()
+            return result
+        } catch {
+            await TestLock.shared.release()
+            throw error
+        }
+    }
+}
+
 /// A lock that suspends instead of blocking a thread.
 actor TestLock {
     static let shared = TestLock()

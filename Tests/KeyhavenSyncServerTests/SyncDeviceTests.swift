@@ -470,27 +470,32 @@ struct SyncDeviceTests {
             let (a, b) = (devices[0], devices[1])
             try Self.pair(a, [b], server: server)
             try SQLiteFaults.install()
-            var (failed, completed) = (0, 0)
-            for skip in [0, 3, 10, 25, 50, 100, 200, 400, 800, 1600] {
-                for index in 0..<4 { try b.set("item-\(index)", "skip \(skip)") }
-                try Self.syncNow(b)
-                try a.set("local-\(skip)", "mine")
-                // The round in this process, on a connection of its own that goes through the faults.
-                let home = KeychainHome(path: a.home)
-                let database = try KeychainRegistry().database(at: home.defaultKeychainPath, home: home, create: false)
-                SQLiteFaults.arm([.write, .sync], under: a.home, skip: skip, failure: .diskFull)
-                do {
-                    _ = try await SyncEngine(database: database, home: home).syncNow()
-                    completed += 1
-                } catch {
-                    failed += 1
+            // The faults are armed for the whole process: no other test that arms them (the
+            // reliability suite's, which hold this lock) may run meanwhile.
+            let (failed, completed) = try await ProcessWideTestLock.withLock { () async throws -> (Int, Int) in
+                var (failed, completed) = (0, 0)
+                for skip in [0, 3, 10, 25, 50, 100, 200, 400, 800, 1600] {
+                    for index in 0..<4 { try b.set("item-\(index)", "skip \(skip)") }
+                    try Self.syncNow(b)
+                    try a.set("local-\(skip)", "mine")
+                    // The round in this process, on a connection of its own that goes through the faults.
+                    let home = KeychainHome(path: a.home)
+                    let database = try KeychainRegistry().database(at: home.defaultKeychainPath, home: home, create: false)
+                    SQLiteFaults.arm([.write, .sync], under: a.home, skip: skip, failure: .diskFull)
+                    do {
+                        _ = try await SyncEngine(database: database, home: home).syncNow()
+                        completed += 1
+                    } catch {
+                        failed += 1
+                    }
+                    SQLiteFaults.disarm()
+                    try Self.syncNow(a)
+                    try Self.syncNow(b)
+                    try Self.syncNow(a)
+                    let (mine, theirs) = (try a.items(), try b.items())
+                    #expect(mine == theirs && mine["local-\(skip)"] == "mine" && mine["item-0"] == "skip \(skip)", "skip \(skip)")
                 }
-                SQLiteFaults.disarm()
-                try Self.syncNow(a)
-                try Self.syncNow(b)
-                try Self.syncNow(a)
-                let (mine, theirs) = (try a.items(), try b.items())
-                #expect(mine == theirs && mine["local-\(skip)"] == "mine" && mine["item-0"] == "skip \(skip)", "skip \(skip)")
+                return (failed, completed)
             }
             print("reliability: sync with a full disk: \(failed) rounds failed cleanly, \(completed) completed")
             #expect(failed > 0 && completed > 0)
