@@ -51,6 +51,12 @@ let linuxTargets: [Target] = [
         name: "CSQLiteFaults",
         dependencies: ["CSQLite"]
     ),
+    // libsystemd's sd-bus (Debian: libsystemd-dev), for the Secret Service provider's D-Bus connection.
+    .systemLibrary(
+        name: "CSystemdBus",
+        pkgConfig: "libsystemd",
+        providers: [.apt(["libsystemd-dev"])]
+    ),
     // The system OpenSSL's libcrypto (Debian: libssl-dev), for PKCS#12 files only (KeychainKeys' PKCS12_openssl.swift).
     .systemLibrary(
         name: "COpenSSL",
@@ -182,9 +188,18 @@ let linuxTargets: [Target] = [
         ],
         swiftSettings: strictSwift
     ),
+    .target(
+        name: "KeyhavenSecretService",
+        dependencies: [
+            "KeyhavenAgent", "KeychainStore", "KeychainModel", "CSystemdBus", "COpenSSL",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ],
+        swiftSettings: strictSwift
+    ),
     .executableTarget(
         name: "keyhavend",
-        dependencies: ["KeyhavenAgent", "KeyhavenSyncEngine", "KeychainStore", "KeychainModel"],
+        dependencies: ["KeyhavenAgent", "KeyhavenSecretService", "KeyhavenSyncEngine", "KeychainStore", "KeychainModel"],
         swiftSettings: strictSwift
     ),
     // The command, macOS security(1)'s subcommands over the agent. It links no X.509, PKCS#12 or

@@ -1,8 +1,10 @@
-// The system OpenSSL (libcrypto 3), for PKCS#12 files and password-encrypted private keys only:
+// The system OpenSSL (libcrypto 3), for PKCS#12 files and password-encrypted private keys, and the
+// Secret Service's 1024-bit Diffie-Hellman (its big-number arithmetic):
 // swift-crypto has neither PKCS#12 nor PKCS#5 password-based encryption, and the legacy ciphers
 // of older files (RC2-40, 3DES) live in OpenSSL's legacy provider. Keyhaven's other cryptography
 // is swift-crypto's (docs/compatibility.md, "PKCS#12 and encrypted keys").
 #include <openssl/bio.h>
+#include <openssl/bn.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>

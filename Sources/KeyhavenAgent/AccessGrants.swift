@@ -6,12 +6,12 @@ import KeychainStore
 /// `keyhaven access grant -T PATH -G GROUP`), kept in the default keychain itself, encrypted:
 /// one generic password per application in the reserved group ``group``, AfterFirstUnlock
 /// ThisDeviceOnly (never synced: digests are this machine's), trusted by no application.
-struct AccessGrants: Sendable {
+package struct AccessGrants: Sendable {
     /// The grants' own group; no client is ever given it.
     static let group = "keyhaven.access"
     static let service = "keyhaven.access-grant"
     /// Groups no client may be granted: the grants' and the sync engine's.
-    static let reserved: Set<String> = [group, "com.keyhaven.sync"]
+    package static let reserved: Set<String> = [group, "com.keyhaven.sync"]
     private static let caller = Caller(accessGroups: [group])
 
     let database: KeychainDatabase

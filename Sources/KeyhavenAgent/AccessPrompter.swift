@@ -51,6 +51,28 @@ package final class AccessPrompter: Sendable {
     /// Blocks until the user answers (run it off the event loop and off the request pool).
     package func ask(_ question: AccessQuestion, client: ClientProcess, identity: ApplicationIdentity,
                      database: KeychainDatabase) throws(StoreError) -> AccessAnswer {
+        try converse(client: client, identity: identity) { pinentry, terminal, terminalType in
+            try self.converse(pinentry, question: question, identity: identity, terminal: terminal,
+                              terminalType: terminalType, database: database)
+        }
+    }
+
+    /// Asks for the keychain's password and unlocks it with that (three tries): the Secret
+    /// Service's Unlock prompt. Statuses as ``ask(_:client:identity:database:)``'s.
+    package func unlock(_ database: KeychainDatabase, client: ClientProcess, identity: ApplicationIdentity) throws(StoreError) {
+        try converse(client: client, identity: identity) { pinentry, terminal, terminalType in
+            try self.setUp(pinentry, terminal: terminal, terminalType: terminalType)
+            let program = identity.path.isEmpty ? "A program" : "\"\(Self.shown(Self.name(of: identity.path)))\""
+            try pinentry.set("SETDESC", "\(program) asks to unlock the keychain \"\(Self.shown(Self.name(of: database.path)))\".")
+            try self.askPassword(pinentry, database: database, unlocking: true)
+            return .allowOnce
+        }
+    }
+
+    /// Starts pinentry on the client's terminal or display, one prompt at a time per program,
+    /// and maps its failures to statuses.
+    private func converse(client: ClientProcess, identity: ApplicationIdentity,
+                          _ body: (Pinentry, String?, String) throws -> AccessAnswer) throws(StoreError) -> AccessAnswer {
         let key = Data(identity.path.utf8) + identity.digest
         guard open.withLock({ $0.insert(key).inserted }) else {
             throw StoreError(.interactionNotAllowed, "a prompt for this program is already open")
@@ -68,8 +90,7 @@ package final class AccessPrompter: Sendable {
         }
         do {
             let pinentry = try Pinentry(program: program, environment: environment, timeout: timeout, clientExit: client.exitDescriptor)
-            return try converse(pinentry, question: question, identity: identity, terminal: terminal,
-                                terminalType: clientEnvironment["TERM"] ?? "xterm", database: database)
+            return try body(pinentry, terminal, clientEnvironment["TERM"] ?? "xterm")
         } catch let error as StoreError {
             throw error
         } catch let failure as Pinentry.Failure {
@@ -82,15 +103,19 @@ package final class AccessPrompter: Sendable {
         }
     }
 
-    /// The confirmation, then the keychain's password when it has one.
-    private func converse(_ pinentry: Pinentry, question: AccessQuestion, identity: ApplicationIdentity, terminal: String?,
-                          terminalType: String, database: KeychainDatabase) throws -> AccessAnswer {
+    private func setUp(_ pinentry: Pinentry, terminal: String?, terminalType: String) throws {
         if let terminal {
             try pinentry.set("OPTION", "ttyname=\(terminal)")
             try pinentry.set("OPTION", "ttytype=\(terminalType)")
         }
         try pinentry.set("SETTITLE", "Keyhaven")
         try pinentry.set("SETTIMEOUT", String(Int(timeout)))
+    }
+
+    /// The confirmation, then the keychain's password when it has one.
+    private func converse(_ pinentry: Pinentry, question: AccessQuestion, identity: ApplicationIdentity, terminal: String?,
+                          terminalType: String, database: KeychainDatabase) throws -> AccessAnswer {
+        try setUp(pinentry, terminal: terminal, terminalType: terminalType)
         if case .presence = question.subject { return try confirmPresence(pinentry, question: question, identity: identity, database: database) }
         try pinentry.set("SETDESC", Self.describe(question, identity: identity))
         try pinentry.set("SETOK", "Allow")
@@ -125,13 +150,13 @@ package final class AccessPrompter: Sendable {
     }
 
     /// GETPIN until the keychain's password is given (three tries).
-    private func askPassword(_ pinentry: Pinentry, database: KeychainDatabase) throws {
+    private func askPassword(_ pinentry: Pinentry, database: KeychainDatabase, unlocking: Bool = false) throws {
         try pinentry.set("SETPROMPT", "Password:")
         try pinentry.set("SETOK", "OK")
         try pinentry.set("SETCANCEL", "Cancel")
         for _ in 0..<3 {
             guard var password = try pinentry.getPin() else { throw StoreError(.userCanceled, "the password was not given") }
-            let verified = (try? database.verifyPassword(password)) != nil
+            let verified = unlocking ? (try? database.unlock(password: password)) != nil : (try? database.verifyPassword(password)) != nil
             zeroize(&password)
             if verified { return }
             try pinentry.set("SETERROR", "Wrong password; try again.")

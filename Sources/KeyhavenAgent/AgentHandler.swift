@@ -161,22 +161,15 @@ final class AgentHandler: ChannelInboundHandler {
             switch result {
             case .success(.answer(let bytes)): handler.answer(bytes, to: request, context: context)
             case .success(.ask(let question, let requestContext, let unasked)):
-                guard round < 4, let client = requestContext.client, let identity = requestContext.identity else {
+                guard round < 4, requestContext.client != nil, requestContext.identity != nil else {
                     handler.answer(AgentFraming.encode(AgentResponse(error: StoreError(.interactionNotAllowed, "too many prompts for one request"))),
                                    to: request, context: context)
                     return
                 }
-                handler.ask(question, identity: identity, client: client, on: context.eventLoop).whenComplete { answered in
+                handler.ask(question, context: requestContext, on: context.eventLoop).whenComplete { answered in
                     let (handler, context) = loopBound.value
                     switch answered {
                     case .success:
-                        switch question.subject {
-                        case .items(_, let references, _): client.allowOnce(items: references)
-                        case .groups(let groups): client.allowOnce(groups: groups)
-                        case .presence(let keychain, _):
-                            client.allowOnce(presence: keychain)
-                            handler.service.presence.record(client: client, identity: identity, keychain: keychain)
-                        }
                         handler.run(request, home: home, round: round + 1, context: context)
                     case .failure(let error):
                         var failure = error as? StoreError ?? StoreError(.userCanceled, "the prompt failed")
@@ -192,14 +185,9 @@ final class AgentHandler: ChannelInboundHandler {
     }
 
     /// Asks the user on the prompt pool; Always Allow is remembered before the request runs again.
-    private func ask(_ question: AccessQuestion, identity: ApplicationIdentity, client: ClientProcess,
-                     on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+    private func ask(_ question: AccessQuestion, context: RequestContext, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let service = self.service
-        return prompts.runIfActive(eventLoop: eventLoop) {
-            let database = try service.database(question.keychain)
-            let answer = try service.prompter.ask(question, client: client, identity: identity, database: database)
-            if answer == .alwaysAllow { try service.remember(question, for: identity) }
-        }
+        return prompts.runIfActive(eventLoop: eventLoop) { try service.answer(question, context: context) }
     }
 
     /// Writes an answer; the next request is read once it is written.

@@ -8,21 +8,25 @@ import Synchronization
 /// Who a request comes from, and what the access checks found they must ask.
 package final class RequestContext: Sendable {
     /// The client process; nil for a request made in the agent's own process (no checks).
-    let client: ClientProcess?
-    let identity: ApplicationIdentity?
+    package let client: ClientProcess?
+    package let identity: ApplicationIdentity?
     /// The program is the keyhaven command installed beside this agent: it finds items of every
     /// group (security(1)'s role), and is subject to access objects like any program.
     let isAdministrator: Bool
+    /// A Secret Service client (D-Bus): that API has no access groups, so it finds the items of
+    /// every group but the agent's own; access objects still decide what it may use or change.
+    let findsEveryGroup: Bool
     /// Set by a check that needs the user's answer; the request then fails with the check's
     /// error unless the agent can ask.
     let question = Mutex<AccessQuestion?>(nil)
 
     package static let inProcess = RequestContext(client: nil, identity: nil, isAdministrator: true)
 
-    init(client: ClientProcess?, identity: ApplicationIdentity?, isAdministrator: Bool) {
+    init(client: ClientProcess?, identity: ApplicationIdentity?, isAdministrator: Bool, findsEveryGroup: Bool = false) {
         self.client = client
         self.identity = identity
         self.isAdministrator = isAdministrator
+        self.findsEveryGroup = findsEveryGroup
     }
 }
 
@@ -44,7 +48,7 @@ extension AgentService {
             named.presenceReuse = claimed.presenceReuse
             claimed = named
         }
-        guard !context.isAdministrator else { return claimed }
+        guard !context.isAdministrator, !context.findsEveryGroup else { return claimed }
         var missing: [String] = []
         var granted: Set<String>?
         let allowedOnce = context.client?.allowed.groups ?? []

@@ -51,6 +51,32 @@ package struct AgentService: Sendable {
                               isAdministrator: !identity.isTampered && administratorPaths.contains(identity.path))
     }
 
+    /// Tells the background sync that something changed (an unlock made outside ``respond``).
+    package func onChangeNotify() { onChange?() }
+
+    /// Who a Secret Service client on the session bus is (``RequestContext/findsEveryGroup``).
+    package func busContext(for client: ClientProcess) -> RequestContext {
+        RequestContext(client: client, identity: client.identity(), isAdministrator: false, findsEveryGroup: true)
+    }
+
+    /// Asks the user `question` for the client of `context` (blocking: a prompt thread's work);
+    /// on an answer that allows, records it so that the request, run again, passes. Throws the
+    /// prompt's failure (`.interactionNotAllowed` when no one can be asked).
+    package func answer(_ question: AccessQuestion, context: RequestContext) throws {
+        guard let client = context.client, let identity = context.identity else {
+            throw StoreError(.interactionNotAllowed, "no client to ask")
+        }
+        let answer = try prompter.ask(question, client: client, identity: identity, database: try database(question.keychain))
+        if answer == .alwaysAllow { try remember(question, for: identity) }
+        switch question.subject {
+        case .items(_, let references, _): client.allowOnce(items: references)
+        case .groups(let groups): client.allowOnce(groups: groups)
+        case .presence(let keychain, _):
+            client.allowOnce(presence: keychain)
+            presence.record(client: client, identity: identity, keychain: keychain)
+        }
+    }
+
     /// Answers one request made in the agent's own process (no access checks).
     package func respond(to request: AgentRequest, forHome requestedHome: String? = nil) -> AgentResponse {
         guard case .response(let response) = respond(to: request, forHome: requestedHome, context: .inProcess) else {
@@ -92,7 +118,7 @@ package struct AgentService: Sendable {
         }
     }
 
-    func database(_ path: String) throws(StoreError) -> KeychainDatabase {
+    package func database(_ path: String) throws(StoreError) -> KeychainDatabase {
         try registry.database(at: path, home: home, create: path == home.defaultKeychainPath)
     }
 

@@ -20,7 +20,7 @@ package enum ItemPrinter {
         printLine("keychain: \"\(keychain)\"")
         printLine("class: \"\(item.itemClass.rawValue)\"")
         printLine("attributes:")
-        for name in item.attributes.keys.sorted() where name != "sha1" {
+        for name in item.attributes.keys.sorted() where shown(name) {
             printLine("    \"\(name)\"\(render(item.attributes[name]!))")
         }
         if withSecret {
@@ -32,7 +32,7 @@ package enum ItemPrinter {
     static func printJSON(_ items: [(String, StoredItem)], withSecrets: Bool) {
         let objects = items.map { keychain, item in
             JSONItem(keychain: keychain, class: item.itemClass.rawValue,
-                     attributes: item.attributes.filter { $0.key != "sha1" }.mapValues(JSONValue.init),
+                     attributes: item.attributes.filter { shown($0.key) }.mapValues(JSONValue.init),
                      password: withSecrets ? item.secret.map(text) : nil)
         }
         let encoder = JSONEncoder()
@@ -40,11 +40,16 @@ package enum ItemPrinter {
         if let data = try? encoder.encode(objects) { printLine(String(decoding: data, as: UTF8.self)) }
     }
 
+    /// Keyhaven's own bookkeeping (the digest, the Secret Service attributes) is not shown.
+    private static func shown(_ name: String) -> Bool {
+        name != "sha1" && name != SecretServiceAttributes.attributeName
+    }
+
     /// `<blob>="text"`, `<uint32>=80`, `<timedate>="20261122031500Z"`.
     private static func render(_ value: AttributeValue) -> String {
         switch value {
         case .string(let s): return "<blob>=\"\(s)\""
-        case .data(let d): return "<blob>=\(String(data: d, encoding: .utf8).map { "\"\($0)\"" } ?? hex(d))"
+        case .data(let d): return "<blob>=\(printable(d).map { "\"\($0)\"" } ?? hex(d))"
         case .number(let n): return "<uint32>=\(n)"
         case .date(let d): return "<timedate>=\"\(timestamp(d))\""
         }
@@ -52,6 +57,13 @@ package enum ItemPrinter {
 
     /// UTF-8 text as is; anything else as `0x...` hex, as security(1) shows binary passwords.
     static func text(_ data: Data) -> String { String(data: data, encoding: .utf8) ?? hex(data) }
+
+    /// Text with no control characters, else nil (shown as hex: never raw bytes on a terminal).
+    private static func printable(_ data: Data) -> String? {
+        guard let text = String(data: data, encoding: .utf8),
+              !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
+        return text
+    }
 
     private static func hex(_ data: Data) -> String {
         let digits = Array("0123456789ABCDEF".utf8)

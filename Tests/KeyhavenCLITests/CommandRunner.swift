@@ -54,6 +54,13 @@ struct CommandRunner {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = inp
+        // The test's thread (a Dispatch worker) blocks most signals, and a spawned program inherits
+        // that mask: dbus-run-session's bus would then ignore the SIGTERM that ends it, and keep
+        // the pipes open. Spawn with nothing blocked.
+        var clear = sigset_t(), previous = sigset_t()
+        sigemptyset(&clear)
+        pthread_sigmask(SIG_SETMASK, &clear, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         try process.run()
         if let input { inp.fileHandleForWriting.write(Data(input.utf8)) }
         try? inp.fileHandleForWriting.close()

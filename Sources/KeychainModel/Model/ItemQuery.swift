@@ -15,6 +15,10 @@ package struct ItemQuery: Sendable {
     package var limit: Int? = 1
     /// `kSecMatchHostOrSubdomainOfHost`: the server is this host or a subdomain of it.
     package var hostOrSubdomain: String?
+    /// Generic passwords only: Secret Service lookup attributes every match carries
+    /// (``SecretServiceAttributes``). Used in the agent's process by its Secret Service provider;
+    /// not part of the agent protocol.
+    package var secretAttributes: [String: String] = [:]
 
     package init(itemClass: ItemClass) { self.itemClass = itemClass }
 }

@@ -40,7 +40,11 @@ extension KeychainDatabase.Session {
             try writeResolvingConflicts(itemClass, attributes: attributes, excluding: nil) { () throws(StoreError) in
                 try connection.prepare(sql).run([.blob(persistentID)] + values)
             }
-            return try connection.prepare("SELECT last_insert_rowid()").rows().first?.first?.integer ?? 0
+            let rowID = try connection.prepare("SELECT last_insert_rowid()").rows().first?.first?.integer ?? 0
+            if itemClass == .genericPassword {
+                try writeSecretAttributes(row: rowID, old: nil, new: attributes[SecretServiceAttributes.attributeName])
+            }
+            return rowID
         }
         return StoredItem(itemClass: itemClass, rowID: rowID, persistentReference: .uuid(itemClass, persistentID),
                           isTombstone: false, attributes: attributes, accessControlFlags: item.accessControlFlags,

@@ -94,11 +94,14 @@ extension KeychainDatabase.Session {
             groupCount = groups.count
             for group in groups { values.append(.blob(try indexHash(itemClass, agrp, .string(group)))) }
         }
+        let wanted = itemClass == .genericPassword ? query.secretAttributes : [:]
+        values += try secretAttributeValues(wanted)
         // The SQL depends on the class, the criteria's names, the kind of reference (0 none,
-        // 1 persistent identity, 2 row id) and the number of groups.
-        let shape = StatementShape(table: itemClass.rawValue, names: names, numbers: [Int(reference), groupCount])
+        // 1 persistent identity, 2 row id), the number of groups and of lookup attributes.
+        let shape = StatementShape(table: itemClass.rawValue, names: names, numbers: [Int(reference), groupCount, wanted.count])
         let statement = try connection.prepare(shape: shape) {
-            Self.selectSQL(itemClass, names: names, reference: reference, groups: groupCount, criteria: criteria)
+            Self.selectSQL(itemClass, names: names, reference: reference, groups: groupCount, criteria: criteria,
+                           lookupAttributes: wanted.count)
         }
         var matches: [RowMatch] = []
         var readable = 0
@@ -111,7 +114,7 @@ extension KeychainDatabase.Session {
                 matches.append(.corrupt(rowID: row[0].integer ?? -1))
                 return true
             }
-            guard Self.matches(item, criteria: criteria, query: query, caller: caller) else { return true }
+            guard Self.matches(item, criteria: criteria, query: query, caller: caller), Self.carries(item, wanted) else { return true }
             matches.append(.item(item))
             readable += 1
             return true
@@ -121,7 +124,7 @@ extension KeychainDatabase.Session {
 
     /// The SQL of a query on `names` (all in the class's schema).
     static func selectSQL(_ itemClass: ItemClass, names: [String], reference: UInt8, groups: Int,
-                          criteria: [String: AttributeValue]) -> String {
+                          criteria: [String: AttributeValue], lookupAttributes: Int = 0) -> String {
         let schema = itemClass.schema
         var conditions = ["tomb = ?"]
         for name in names { conditions.append("\(schema[name]!.column) = ?") }
@@ -133,6 +136,7 @@ extension KeychainDatabase.Session {
         if groups > 0 {
             conditions.append("a_agrp IN (\(Array(repeating: "?", count: groups).joined(separator: ", ")))")
         }
+        conditions += secretAttributeConditions(lookupAttributes)
         return "SELECT rowid, persistref, keyclass, tomb, metadata, secret FROM \(itemClass.rawValue)"
             + indexHint(itemClass, criteria: criteria, byReference: reference != 0)
             + " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY rowid"

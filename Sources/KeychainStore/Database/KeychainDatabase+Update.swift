@@ -107,6 +107,10 @@ extension KeychainDatabase.Session {
         try writeResolvingConflicts(item.itemClass, attributes: attributes, excluding: item.rowID) { () throws(StoreError) in
             try statement.run(assignedValues + [.integer(item.rowID)])
         }
+        if item.itemClass == .genericPassword {
+            let name = SecretServiceAttributes.attributeName
+            try writeSecretAttributes(row: item.rowID, old: item.attributes[name], new: attributes[name])
+        }
     }
 
     /// Now, or 1 ms after `previous` if the clock has not moved past it (Apple's rule: a

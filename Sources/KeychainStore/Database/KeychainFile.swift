@@ -58,7 +58,7 @@ enum KeychainFile {
     /// transaction, only when one is missing: opening an up-to-date file writes nothing.
     private static func addMissingClassTables(_ connection: SQLiteConnection) throws(StoreError) {
         let existing = Set(try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").rows().compactMap { $0.first?.text })
-        guard ItemClass.allCases.contains(where: { !existing.contains($0.rawValue) }) else { return }
+        guard ItemClass.allCases.contains(where: { !existing.contains($0.rawValue) }) || !existing.contains("genp_ssattr") else { return }
         try connection.execute("BEGIN IMMEDIATE")
         do throws(StoreError) {
             for statement in KeychainSchema.classTables() { try connection.execute(statement) }

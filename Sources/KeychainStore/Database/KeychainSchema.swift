@@ -21,7 +21,17 @@ enum KeychainSchema {
     /// Every class's table and indexes, created where missing: a file made before a class
     /// existed (the key table came after format 2) gains it when opened; nothing else changes.
     static func classTables() -> [String] {
-        ItemClass.allCases.flatMap(createTable)
+        ItemClass.allCases.flatMap(createTable) + secretAttributeTable()
+    }
+
+    /// The keyed hashes of generic passwords' Secret Service lookup attributes, one row per pair
+    /// (``SecretServiceAttributes``); a row's entries go with it (the trigger).
+    private static func secretAttributeTable() -> [String] {
+        [
+            "CREATE TABLE IF NOT EXISTS genp_ssattr(hash BLOB NOT NULL, item INTEGER NOT NULL, PRIMARY KEY(hash, item)) WITHOUT ROWID",
+            "CREATE INDEX IF NOT EXISTS genp_ssattr_item ON genp_ssattr(item)",
+            "CREATE TRIGGER IF NOT EXISTS genp_ssattr_gone AFTER DELETE ON genp BEGIN DELETE FROM genp_ssattr WHERE item = old.rowid; END",
+        ]
     }
 
     /// One table per class: the row's identity, its key class, the tombstone flag, the two

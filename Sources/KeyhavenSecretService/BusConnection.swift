@@ -1,0 +1,153 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystemdBus
+import KeychainModel
+import Synchronization
+
+/// A connection to the session bus through sd-bus, served by one thread (``run()``): sd-bus
+/// objects belong to one thread, so other threads hand it work with ``perform(_:)``.
+package final class BusConnection: @unchecked Sendable {
+    // @unchecked: `bus` is touched on the bus thread only; the rest is a Mutex or immutable.
+    private let bus: OpaquePointer
+    /// An eventfd the bus thread polls beside the bus: written when work is queued.
+    private let wake: Int32
+    private let queued = Mutex<[@Sendable (BusConnection) -> Void]>([])
+    private let stopped = Atomic<Bool>(false)
+    private var slots: [OpaquePointer?] = []
+    private var onCall: ((BusCall) -> Void)?
+    private var onClientGone: ((String) -> Void)?
+
+    /// Connects to `DBUS_SESSION_BUS_ADDRESS` (sd-bus's user bus).
+    package init() throws(StoreError) {
+        var bus: OpaquePointer?
+        let r = sd_bus_open_user(&bus)
+        guard r >= 0, let bus else {
+            throw StoreError(.notAvailable, "cannot connect to the session bus: \(String(cString: strerror(-r)))")
+        }
+        self.bus = bus
+        wake = kh_bus_eventfd()
+    }
+
+    deinit {
+        for slot in slots { sd_bus_slot_unref(slot) }
+        sd_bus_flush_close_unref(bus)
+        close(wake)
+    }
+
+    /// Claims a well-known name, without replacing or queueing behind its owner: false when
+    /// another connection owns it.
+    package func claim(_ name: String) throws(StoreError) -> Bool {
+        let r = sd_bus_request_name(bus, name, 0)
+        if r == -EEXIST { return false }
+        guard r >= 0 || r == -EALREADY else {
+            throw StoreError(.notAvailable, "cannot claim \(name) on the session bus: \(String(cString: strerror(-r)))")
+        }
+        return true
+    }
+
+    /// Delivers every method call to `path` and below to `onCall` (on the bus thread), and the
+    /// unique names that leave the bus to `onClientGone`.
+    package func serve(_ path: String, onCall: @escaping (BusCall) -> Void, onClientGone: @escaping (String) -> Void) throws(StoreError) {
+        self.onCall = onCall
+        self.onClientGone = onClientGone
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var slot: OpaquePointer?
+        var r = sd_bus_add_fallback(bus, &slot, path, { message, userdata, _ in
+            guard let message, let userdata else { return 0 }
+            let connection = Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue()
+            var type: UInt8 = 0
+            guard sd_bus_message_get_type(message, &type) >= 0, type == UInt8(SD_BUS_MESSAGE_METHOD_CALL) else { return 0 }
+            connection.onCall?(BusCall(message: message, connection: connection))
+            return 1
+        }, me)
+        guard r >= 0 else { throw StoreError(.notAvailable, "cannot serve \(path): \(String(cString: strerror(-r)))") }
+        slots.append(slot)
+        r = sd_bus_match_signal(bus, &slot, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                "NameOwnerChanged", { message, userdata, _ in
+            guard let message, let userdata, let arguments = BusMessage.arguments(message), arguments.count == 3,
+                  let name = arguments[0].stringValue, let newOwner = arguments[2].stringValue else { return 0 }
+            if name.hasPrefix(":"), newOwner.isEmpty {
+                Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().onClientGone?(name)
+            }
+            return 0
+        }, me)
+        guard r >= 0 else { throw StoreError(.notAvailable, "cannot watch the bus's clients: \(String(cString: strerror(-r)))") }
+        slots.append(slot)
+    }
+
+    /// Runs `work` on the bus thread, soon (from any thread).
+    package func perform(_ work: @escaping @Sendable (BusConnection) -> Void) {
+        queued.withLock { $0.append(work) }
+        var one: UInt64 = 1
+        _ = write(wake, &one, 8)
+    }
+
+    /// Ends ``run()`` (from any thread).
+    package func stop() {
+        stopped.store(true, ordering: .relaxed)
+        perform { _ in }
+    }
+
+    /// Serves the bus until ``stop()`` or until the bus goes away; on this thread only.
+    package func run() {
+        while !stopped.load(ordering: .relaxed) {
+            let r = sd_bus_process(bus, nil)
+            if r < 0 { break }
+            drain()
+            if r > 0 { continue }
+            var deadline: UInt64 = 0
+            sd_bus_get_timeout(bus, &deadline)
+            var timeout: Int32 = -1
+            if deadline != UInt64.max {
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+                timeout = deadline <= nowMicroseconds ? 0 : Int32(clamping: (deadline - nowMicroseconds + 999) / 1000)
+            }
+            var fds = [pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0),
+                       pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 2, timeout)
+            if fds[1].revents != 0 {
+                var count: UInt64 = 0
+                _ = read(wake, &count, 8)
+            }
+        }
+        drain()
+        sd_bus_flush(bus)
+    }
+
+    private func drain() {
+        while true {
+            let work = queued.withLock { queue -> [@Sendable (BusConnection) -> Void] in
+                defer { queue.removeAll() }
+                return queue
+            }
+            if work.isEmpty { return }
+            for item in work { item(self) }
+        }
+    }
+
+    // MARK: - On the bus thread
+
+    /// Sends a signal.
+    package func emit(path: String, interface: String, member: String, _ values: [BusValue]) {
+        var message: OpaquePointer?
+        guard sd_bus_message_new_signal(bus, &message, path, interface, member) >= 0, let message else { return }
+        defer { sd_bus_message_unref(message) }
+        guard BusMessage.append(message, values) else { return }
+        sd_bus_send(bus, message, nil)
+    }
+
+    /// The process id of a message's sender, as the bus knows it.
+    func senderPID(_ message: OpaquePointer) -> Int32? {
+        var creds: OpaquePointer?
+        guard sd_bus_query_sender_creds(message, kh_bus_creds_pid(), &creds) >= 0, let creds else { return nil }
+        defer { sd_bus_creds_unref(creds) }
+        var pid: pid_t = 0
+        guard sd_bus_creds_get_pid(creds, &pid) >= 0, pid > 0 else { return nil }
+        return pid
+    }
+
+    var handle: OpaquePointer { bus }
+}

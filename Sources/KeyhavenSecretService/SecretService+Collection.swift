@@ -1,0 +1,132 @@
+import FoundationEssentials
+import KeychainModel
+import KeychainStore
+import KeyhavenAgent
+import KeyhavenAgentClient
+
+/// `org.freedesktop.Secret.Collection` (a keychain) and `org.freedesktop.Secret.Item`.
+extension SecretService {
+    static let collectionInterface = "org.freedesktop.Secret.Collection"
+    static let itemInterface = "org.freedesktop.Secret.Item"
+    static let labelProperty = "org.freedesktop.Secret.Item.Label"
+    static let attributesProperty = "org.freedesktop.Secret.Item.Attributes"
+
+    func collectionMethod(_ method: Method, keychain: String, path: String) throws(BusError) -> ([BusValue], Bool) {
+        let a = method.arguments
+        let i = Self.collectionInterface
+        let collection = SecretObject.collectionPath(for: keychain)
+        if try method.is(i, "SearchItems", "a{ss}") {
+            let wanted = a[0].stringDictionaryValue ?? [:]
+            if isLocked(keychain) { return ([.paths(lockedItemPaths(in: keychain, collection: collection, matching: wanted))], false) }
+            let found = try items(in: keychain, matching: wanted, try context(method.call))
+            return ([.paths(found.compactMap { SecretObject.itemPath(collection: collection, reference: $0.persistentReference) })], false)
+        }
+        if try method.is(i, "CreateItem", "a{sv}(oayays)b") {
+            return (try createItem(method.call, keychain: keychain, collection: collection, properties: a[0].propertiesValue ?? [:],
+                                   secret: a[1], replace: a[2].boolValue ?? false), false)
+        }
+        if try method.is(i, "Delete", "") {
+            guard keychain != agent.home.defaultKeychainPath else {
+                throw .notSupported("the default keychain is not deleted through the Secret Service (keyhaven delete-keychain)")
+            }
+            _ = try context(method.call)
+            let response = agent.respond(to: .deleteKeychain(keychain: keychain))
+            if let error = response.error { throw BusError(error) }
+            emit(SecretObject.root, Self.serviceInterface, "CollectionDeleted", [.objectPath(collection)])
+            return ([.objectPath("/")], false)
+        }
+        throw method.unknown
+    }
+
+    private func createItem(_ call: BusCall, keychain: String, collection: String, properties: [String: BusValue],
+                            secret: BusValue, replace: Bool) throws(BusError) -> [BusValue] {
+        let context = try context(call)
+        guard !isLocked(keychain) else { throw .isLocked("the collection") }
+        let secretPath: String
+        if case .structure(let fields) = secret, let first = fields.first?.stringValue { secretPath = first } else { secretPath = "" }
+        let (value, contentType) = try session(secretPath, for: call).decode(secret)
+        let attributes: [String: String]
+        if let given = properties[Self.attributesProperty] {
+            guard let dictionary = given.stringDictionaryValue else { throw .invalidArguments("\(Self.attributesProperty) is an a{ss}") }
+            attributes = dictionary
+        } else {
+            attributes = [:]
+        }
+        let label = properties[Self.labelProperty]?.stringValue
+        let lookup = SecretServiceAttributes(attributes: attributes, contentType: contentType)
+        do { try lookup.validate() } catch { throw .invalidArguments(error.message) }
+        let keychainAttributes = Self.keychainAttributes(lookup, label: label ?? "")
+
+        if replace, let existing = try items(in: keychain, matching: attributes, context)
+            .first(where: { Self.lookupAttributes($0) == attributes }) {
+            var changes = ItemChanges()
+            changes.attributes = keychainAttributes
+            changes.secret = value
+            try change(existing.persistentReference, in: keychain, changes, context, path: collection)
+            let path = SecretObject.itemPath(collection: collection, reference: existing.persistentReference) ?? "/"
+            emit(collection, Self.collectionInterface, "ItemChanged", [.objectPath(path)])
+            return [.objectPath(path), .objectPath("/")]
+        }
+        let item = NewItem(itemClass: .genericPassword, attributes: keychainAttributes, secret: value)
+        let response = agent.respond(to: .add(keychain: keychain, item: item, caller: Self.caller), forHome: nil, context: context)
+        guard case .response(let added) = response else { throw .accessDenied("the item could not be added") }
+        if let error = added.error {
+            if error.code == .duplicateItem {
+                throw .invalidArguments("an item with this service and account (\(Self.describe(keychainAttributes))) exists with other "
+                                        + "attributes; Keyhaven keeps one item per service and account")
+            }
+            throw BusError(error)
+        }
+        guard let stored = added.items?.first, let path = SecretObject.itemPath(collection: collection, reference: stored.persistentReference) else {
+            throw .failed("the new item has no identity")
+        }
+        emit(collection, Self.collectionInterface, "ItemCreated", [.objectPath(path)])
+        return [.objectPath(path), .objectPath("/")]
+    }
+
+    static func describe(_ attributes: [String: AttributeValue]) -> String {
+        "service \"\(attributes["svce"]?.utf8String ?? "")\", account \"\(attributes["acct"]?.utf8String ?? "")\""
+    }
+
+    func itemMethod(_ method: Method, keychain: String, collection: String, reference: PersistentReference,
+                    path: String) throws(BusError) -> ([BusValue], Bool) {
+        let i = Self.itemInterface
+        let context = try context(method.call)
+        if try method.is(i, "GetSecret", "o") {
+            let session = try session(method.arguments[0].stringValue ?? "", for: method.call)
+            guard !isLocked(keychain) else { throw .isLocked("the item") }
+            let item = try item(reference, in: keychain, withSecret: true, context, path: path)
+            return ([try session.encode(item.secret ?? Data(), contentType: Self.contentType(item))], true)
+        }
+        if try method.is(i, "SetSecret", "(oayays)") {
+            let secret = method.arguments[0]
+            guard case .structure(let fields) = secret, let sessionPath = fields.first?.stringValue else {
+                throw .invalidArguments("the secret is a (oayays)")
+            }
+            let (value, contentType) = try session(sessionPath, for: method.call).decode(secret)
+            guard !isLocked(keychain) else { throw .isLocked("the item") }
+            let current = try item(reference, in: keychain, withSecret: false, context, path: path)
+            var changes = ItemChanges()
+            changes.secret = value
+            var lookup = SecretServiceAttributes(item: current.attributes) ?? SecretServiceAttributes(attributes: Self.lookupAttributes(current))
+            if lookup.contentType != contentType || SecretServiceAttributes(item: current.attributes) == nil {
+                lookup.contentType = contentType
+                changes.attributes[SecretServiceAttributes.attributeName] = lookup.attributeValue
+            }
+            try change(reference, in: keychain, changes, context, path: path)
+            emit(collection, Self.collectionInterface, "ItemChanged", [.objectPath(path)])
+            return ([], false)
+        }
+        if try method.is(i, "Delete", "") {
+            guard !isLocked(keychain) else { throw .isLocked("the item") }
+            _ = try item(reference, in: keychain, withSecret: false, context, path: path)
+            var query = ItemQuery(itemClass: .genericPassword)
+            query.persistentReference = reference
+            query.matchAnySynchronizable = true
+            _ = try perform(.delete(keychains: [keychain], query: query, caller: Self.caller, makeTombstones: false), context)
+            emit(collection, Self.collectionInterface, "ItemDeleted", [.objectPath(path)])
+            return ([.objectPath("/")], false)
+        }
+        throw method.unknown
+    }
+}

@@ -1,0 +1,184 @@
+import Dispatch
+import FoundationEssentials
+import KeychainModel
+import KeychainStore
+import KeyhavenAgent
+import KeyhavenAgentClient
+import Synchronization
+
+/// The freedesktop Secret Service (`org.freedesktop.secrets`, specification 0.2) over the
+/// agent's keychains (docs/secret-service.md).
+///
+/// The bus thread reads each call and hands it to a worker; the worker does the keychain work
+/// through ``AgentService`` (the same access checks as the agent's socket clients, prompts
+/// included) and queues the answer back to the bus thread.
+package final class SecretService: Sendable {
+    package static let busName = "org.freedesktop.secrets"
+    let agent: AgentService
+    let connection: BusConnection
+    let workers = DispatchQueue(label: "keyhaven.secret-service", attributes: .concurrent)
+    let state = Mutex(State())
+
+    struct State {
+        var sessions: [String: SecretSession] = [:]
+        var prompts: [String: PendingPrompt] = [:]
+        var clients: [String: ClientProcess] = [:]
+        var nextID = 1
+    }
+
+    /// What a prompt does when the client calls its Prompt method.
+    struct PendingPrompt: Sendable {
+        let owner: String
+        /// Keychains to unlock, and the objects to report unlocked.
+        let keychains: [String]
+        let objects: [String]
+    }
+
+    package init(agent: AgentService, connection: BusConnection) {
+        self.agent = agent
+        self.connection = connection
+    }
+
+    /// Claims the name and registers the objects. Throws `.duplicateItem` when another provider
+    /// owns the name (gnome-keyring, KeePassXC), `.notAvailable` without a session bus.
+    package func start() throws(StoreError) {
+        guard try connection.claim(Self.busName) else {
+            throw StoreError(.duplicateItem, "another program already provides \(Self.busName) on this session bus; "
+                             + "stop it (gnome-keyring-daemon, KeePassXC) or run keyhavend without --secret-service")
+        }
+        try connection.serve(SecretObject.root, onCall: { [self] call in handle(call) }, onClientGone: { [self] name in
+            state.withLock { state in
+                state.clients[name] = nil
+                state.sessions = state.sessions.filter { $0.value.owner != name }
+                state.prompts = state.prompts.filter { $0.value.owner != name }
+            }
+        })
+    }
+
+    /// Serves the bus until it goes away or ``stop()``; blocks (a thread of its own).
+    package func serve() { connection.run() }
+
+    package func stop() { connection.stop() }
+
+    /// On the bus thread: the standard interfaces, then the Secret Service's, on a worker.
+    private func handle(_ call: BusCall) {
+        guard let arguments = call.arguments else {
+            call.fail(.invalidArguments("the arguments could not be read"))
+            return
+        }
+        workers.async { [self] in
+            do throws(BusError) {
+                let (values, sensitive) = try dispatch(call, arguments)
+                call.reply(values, sensitive: sensitive)
+            } catch {
+                call.fail(error)
+            }
+        }
+    }
+
+    /// The keychain calls run here, on a worker thread.
+    private func dispatch(_ call: BusCall, _ arguments: [BusValue]) throws(BusError) -> ([BusValue], Bool) {
+        guard let object = SecretObject.resolve(call.path, home: agent.home) else { throw .unknownObject(call.path) }
+        let method = Method(call: call, arguments: arguments)
+        switch (call.interface, call.member) {
+        case ("org.freedesktop.DBus.Introspectable", "Introspect"):
+            return ([.string(try introspect(object, call: call))], false)
+        case ("org.freedesktop.DBus.Properties", _):
+            return (try properties(object, method), false)
+        default:
+            break
+        }
+        switch object {
+        case .service: return try serviceMethod(method)
+        case .collection(let keychain, let path): return try collectionMethod(method, keychain: keychain, path: path)
+        case .item(let keychain, let collection, let reference, let path):
+            return try itemMethod(method, keychain: keychain, collection: collection, reference: reference, path: path)
+        case .session(let path):
+            guard state.withLock({ $0.sessions[path] }) != nil else { throw .unknownObject(path) }
+            try method.expect("org.freedesktop.Secret.Session", "Close", "")
+            state.withLock { state in
+                if state.sessions[path]?.owner == call.sender { state.sessions[path] = nil }
+            }
+            return ([], false)
+        case .prompt(let path):
+            return try promptMethod(method, path: path)
+        }
+    }
+
+    // MARK: - Who is calling
+
+    /// The request context of the call's sender: its process, identified as the agent
+    /// identifies socket clients (docs/access.md).
+    func context(_ call: BusCall) throws(BusError) -> RequestContext {
+        if let known = state.withLock({ $0.clients[call.sender] }), known.isAlive { return agent.busContext(for: known) }
+        guard let pid = call.senderPID else { throw .accessDenied("the bus does not say which process is calling") }
+        let client = ClientProcess(pid: pid, pidfd: ClientProcess.openPidfd(pid))
+        state.withLock { $0.clients[call.sender] = client }
+        return agent.busContext(for: client)
+    }
+
+    /// A D-Bus client's caller: its own application group for what it creates, every group to
+    /// find (the Secret Service has no groups; docs/secret-service.md).
+    static let caller = Caller(accessGroups: [Caller.applicationGroupMarker, "*"])
+
+    /// Runs an agent request as the call's sender; asks the user when an access check needs it
+    /// (up to four questions), as the agent does for its socket clients.
+    func perform(_ request: AgentRequest, _ context: RequestContext) throws(BusError) -> AgentResponse {
+        // What a prompt allows holds for this request's later rounds, so it is cleared once.
+        context.client?.beginRequest()
+        for _ in 0..<5 {
+            switch agent.respond(to: request, forHome: nil, context: context) {
+            case .response(let response):
+                if let error = response.error { throw BusError(error) }
+                return response
+            case .question(let question, let asked, let unasked):
+                do {
+                    try agent.answer(question, context: asked)
+                } catch let error as StoreError {
+                    throw BusError(error.code == .interactionNotAllowed ? unasked : error)
+                } catch {
+                    throw .accessDenied("the prompt failed")
+                }
+            }
+        }
+        throw .accessDenied("too many prompts for one request")
+    }
+
+    /// Sends a signal (from any thread).
+    func emit(_ path: String, _ interface: String, _ member: String, _ values: [BusValue]) {
+        connection.perform { $0.emit(path: path, interface: interface, member: member, values) }
+    }
+
+    func newObjectPath(_ prefix: String, letter: String) -> String {
+        state.withLock { state in
+            defer { state.nextID += 1 }
+            return prefix + letter + String(state.nextID)
+        }
+    }
+}
+
+/// One call's member and arguments, with the checks every method makes.
+struct Method {
+    let call: BusCall
+    let arguments: [BusValue]
+
+    var interface: String { call.interface }
+    var member: String { call.member }
+    var signature: String { arguments.map(\.signature).joined() }
+
+    /// Whether this is `interface.member`: an empty interface matches (the spec allows calls
+    /// without one); a wrong signature is InvalidArgs.
+    func `is`(_ interface: String, _ member: String, _ signature: String) throws(BusError) -> Bool {
+        guard self.member == member, self.interface.isEmpty || self.interface == interface else { return false }
+        guard self.signature == signature else {
+            throw .invalidArguments("\(interface).\(member) takes (\(signature)), not (\(self.signature))")
+        }
+        return true
+    }
+
+    func expect(_ interface: String, _ member: String, _ signature: String) throws(BusError) {
+        guard try `is`(interface, member, signature) else { throw unknown }
+    }
+
+    var unknown: BusError { .unknownMethod(interface, member, signature) }
+}
