@@ -228,7 +228,7 @@ let linuxTargets: [Target] = [
     .target(
         name: "KeyhavenPKI",
         dependencies: [
-            "KeyhavenCLI", "KeychainModel", "KeyhavenAgentClient", "KeychainKeys",
+            "KeyhavenCLI", "KeychainModel", "KeyhavenAgentClient", "KeychainKeys", "KeyhavenSecretService",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SwiftCSV", package: "SwiftCSV"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

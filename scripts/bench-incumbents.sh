@@ -3,7 +3,9 @@
 # process each of `keyhaven find-generic-password -w` (agent running), `secret-tool lookup`
 # (gnome-keyring-daemon, unlocked, headless in its own D-Bus session) and `pass show` (gpg key
 # without a passphrase), each store holding 1,001 items; then in-process reads per second of
-# Python's secretstorage on the same gnome-keyring.
+# Python's secretstorage on the same gnome-keyring. Then, in a second D-Bus session of the same
+# run, `secret-tool lookup` against keyhavend --secret-service holding the same 1,001 items, and
+# gnome-keyring's figure beside it again.
 # Needs (Debian): gnome-keyring libsecret-tools pass gnupg dbus hyperfine, and pip's secretstorage.
 # Everything lives in a temporary HOME: no real keyring, password store or keychain is touched.
 set -euo pipefail
@@ -15,6 +17,7 @@ for tool in secret-tool gnome-keyring-daemon pass gpg dbus-run-session hyperfine
 done
 swift build -c release --static-swift-stdlib --disable-local-rpath --product keyhaven >/dev/null
 swift build -c release --static-swift-stdlib --disable-local-rpath --product keyhavend >/dev/null
+swift build -c release --static-swift-stdlib --disable-local-rpath --product keyhaven-pki >/dev/null
 bin="$(swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -64,4 +67,28 @@ PY
         echo "python secretstorage: not installed (pip install secretstorage)"
     fi
     "$BENCH_BIN/keyhaven" agent stop >/dev/null
+'
+
+# The Secret Service: the same lookup by secret-tool, served by keyhavend --secret-service (the
+# default keychain, unlocked, no password), with gnome-keyring measured again beside it.
+export KEYHAVEN_HOME="$work/keyhaven-ss"
+dbus-run-session -- bash -euo pipefail -c '
+    "$BENCH_BIN/keyhavend" --secret-service > "$XDG_RUNTIME_DIR/ss.log" 2>&1 &
+    for i in $(seq 100); do grep -q providing "$XDG_RUNTIME_DIR/ss.log" 2>/dev/null && break; sleep 0.1; done
+    for i in $(seq 1 "$BENCH_ITEMS"); do
+        echo -n "x$i" | secret-tool store --label="filler $i" service bench account "filler-$i"
+    done
+    echo -n the-secret | secret-tool store --label=target service bench account target
+    test "$(secret-tool lookup service bench account target)" = the-secret
+    echo "secret-tool against keyhavend --secret-service, $((BENCH_ITEMS + 1)) items:"
+    hyperfine -N --warmup 10 --runs "$BENCH_RUNS" "secret-tool lookup service bench account target" 2>&1 | grep -E "Time|Range"
+    "$BENCH_BIN/keyhaven" agent stop >/dev/null
+'
+export KEYHAVEN_HOME="$work/keyhaven"
+dbus-run-session -- bash -euo pipefail -c '
+    echo -n bench-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+    sleep 0.5
+    echo "secret-tool against gnome-keyring again (its items from the first session):"
+    hyperfine -N --warmup 10 --runs "$BENCH_RUNS" "secret-tool lookup service bench account target" 2>&1 | grep -E "Time|Range"
+    pkill -f "gnome-keyring-daemon" || true
 '

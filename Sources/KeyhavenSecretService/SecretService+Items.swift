@@ -55,7 +55,7 @@ extension SecretService {
     /// The keychain attributes of an item made or changed through D-Bus: `svce` is the
     /// `service` attribute, or (without one) all attributes but the account, written out, so
     /// that items with different attributes never share Apple's primary key; `acct` the account.
-    static func keychainAttributes(_ lookup: SecretServiceAttributes, label: String?) -> [String: AttributeValue] {
+    package static func keychainAttributes(_ lookup: SecretServiceAttributes, label: String?) -> [String: AttributeValue] {
         var attributes: [String: AttributeValue] = [:]
         let accountKey = SecretServiceAttributes.accountKeys.first { lookup.attributes[$0] != nil }
         let account = accountKey.flatMap { lookup.attributes[$0] } ?? ""

@@ -28,42 +28,15 @@ package final class SecretSession: Sendable {
 
     /// A DH session from the client's public key; returns it with the provider's public key.
     package static func negotiate(path: String, owner: String, clientPublicKey: [UInt8]) throws(BusError) -> (SecretSession, [UInt8]) {
-        guard !clientPublicKey.isEmpty, clientPublicKey.count <= 128 else {
-            throw .invalidArguments("the client's Diffie-Hellman public key is not a number of the 1024-bit group")
-        }
-        guard let context = BN_CTX_new() else { throw .failed("out of memory") }
-        defer { BN_CTX_free(context) }
-        guard let prime = BN_get_rfc2409_prime_1024(nil), let generator = BN_new(), let privateKey = BN_secure_new(),
-              let publicKey = BN_new(), let peer = BN_bin2bn(clientPublicKey, Int32(clientPublicKey.count), nil),
-              let shared = BN_secure_new(), let bound = BN_new() else {
-            throw .failed("out of memory")
-        }
-        defer {
-            BN_free(prime); BN_free(generator); BN_clear_free(privateKey); BN_free(publicKey); BN_free(peer)
-            BN_clear_free(shared); BN_free(bound)
-        }
-        // The peer's key must lie in [2, p - 2]: 0, 1 and p - 1 give a known shared secret.
-        BN_copy(bound, prime)
-        BN_sub_word(bound, 1)
-        guard BN_cmp(peer, BN_value_one()) > 0, BN_cmp(peer, bound) < 0 else {
-            throw .invalidArguments("the client's Diffie-Hellman public key is out of range")
-        }
-        BN_set_word(generator, 2)
-        // A private exponent in [2, p - 2].
-        repeat {
-            guard BN_priv_rand_range(privateKey, bound) == 1 else { throw .failed("no random numbers") }
-        } while BN_cmp(privateKey, BN_value_one()) <= 0
-        guard BN_mod_exp_mont_consttime(publicKey, generator, privateKey, prime, context, nil) == 1,
-              BN_mod_exp_mont_consttime(shared, peer, privateKey, prime, context, nil) == 1 else {
-            throw .failed("the Diffie-Hellman computation failed")
-        }
-        var sharedBytes = [UInt8](repeating: 0, count: 128)
-        guard BN_bn2binpad(shared, &sharedBytes, 128) == 128 else { throw .failed("the Diffie-Hellman computation failed") }
-        defer { for index in sharedBytes.indices { sharedBytes[index] = 0 } }
-        let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: sharedBytes), outputByteCount: 16)
-        var ours = [UInt8](repeating: 0, count: 128)
-        guard BN_bn2binpad(publicKey, &ours, 128) == 128 else { throw .failed("the Diffie-Hellman computation failed") }
-        return (SecretSession(path: path, owner: owner, key: key), ours)
+        let exchange = try DiffieHellman()
+        let key = try exchange.sharedKey(peer: clientPublicKey, whose: "the client's")
+        return (SecretSession(path: path, owner: owner, key: key), exchange.publicKey)
+    }
+
+    /// A client's DH session: `exchange` sent its public key in OpenSession, and the provider
+    /// answered with `providerPublicKey` and the session's `path`.
+    package static func client(path: String, exchange: DiffieHellman, providerPublicKey: [UInt8]) throws(BusError) -> SecretSession {
+        SecretSession(path: path, owner: "", key: try exchange.sharedKey(peer: providerPublicKey, whose: "the provider's"))
     }
 
     /// A secret as the `(oayays)` struct for this session.
@@ -100,5 +73,73 @@ package final class SecretSession: Sendable {
         } catch {
             throw .invalidArguments("the secret does not decrypt with the session's key")
         }
+    }
+}
+
+/// One side of the Secret Service's Diffie-Hellman exchange: RFC 2409's 1024-bit group,
+/// generator 2, a private exponent in [2, p - 2] in OpenSSL's secure heap, constant-time
+/// exponentiation; the shared secret (128 bytes, big-endian) through HKDF-SHA256 to 16 bytes.
+package final class DiffieHellman: @unchecked Sendable {
+    // @unchecked: the BIGNUMs are written in init only and read after.
+    private let prime: OpaquePointer
+    private let privateKey: OpaquePointer
+    /// This side's public key, 128 bytes big-endian.
+    package let publicKey: [UInt8]
+
+    package init() throws(BusError) {
+        guard let prime = BN_get_rfc2409_prime_1024(nil) else { throw .failed("out of memory") }
+        guard let privateKey = BN_secure_new() else { BN_free(prime); throw .failed("out of memory") }
+        var kept = false
+        defer { if !kept { BN_clear_free(privateKey); BN_free(prime) } }
+        guard let context = BN_CTX_new() else { throw .failed("out of memory") }
+        defer { BN_CTX_free(context) }
+        guard let generator = BN_new(), let publicNumber = BN_new(), let bound = BN_new() else { throw .failed("out of memory") }
+        defer { BN_free(generator); BN_free(publicNumber); BN_free(bound) }
+        BN_copy(bound, prime)
+        BN_sub_word(bound, 1)
+        BN_set_word(generator, 2)
+        repeat {
+            guard BN_priv_rand_range(privateKey, bound) == 1 else { throw .failed("no random numbers") }
+        } while BN_cmp(privateKey, BN_value_one()) <= 0
+        var ours = [UInt8](repeating: 0, count: 128)
+        guard BN_mod_exp_mont_consttime(publicNumber, generator, privateKey, prime, context, nil) == 1,
+              BN_bn2binpad(publicNumber, &ours, 128) == 128 else {
+            throw .failed("the Diffie-Hellman computation failed")
+        }
+        self.prime = prime
+        self.privateKey = privateKey
+        publicKey = ours
+        kept = true
+    }
+
+    deinit {
+        BN_clear_free(privateKey)
+        BN_free(prime)
+    }
+
+    /// The session key agreed with `peer`'s public key, which must lie in [2, p - 2] (0, 1 and
+    /// p - 1 give a known shared secret).
+    func sharedKey(peer peerKey: [UInt8], whose: String) throws(BusError) -> SymmetricKey {
+        guard !peerKey.isEmpty, peerKey.count <= 128 else {
+            throw .invalidArguments("\(whose) Diffie-Hellman public key is not a number of the 1024-bit group")
+        }
+        guard let context = BN_CTX_new() else { throw .failed("out of memory") }
+        defer { BN_CTX_free(context) }
+        guard let peer = BN_bin2bn(peerKey, Int32(peerKey.count), nil), let shared = BN_secure_new(), let bound = BN_new() else {
+            throw .failed("out of memory")
+        }
+        defer { BN_free(peer); BN_clear_free(shared); BN_free(bound) }
+        BN_copy(bound, prime)
+        BN_sub_word(bound, 1)
+        guard BN_cmp(peer, BN_value_one()) > 0, BN_cmp(peer, bound) < 0 else {
+            throw .invalidArguments("\(whose) Diffie-Hellman public key is out of range")
+        }
+        var sharedBytes = [UInt8](repeating: 0, count: 128)
+        defer { for index in sharedBytes.indices { sharedBytes[index] = 0 } }
+        guard BN_mod_exp_mont_consttime(shared, peer, privateKey, prime, context, nil) == 1,
+              BN_bn2binpad(shared, &sharedBytes, 128) == 128 else {
+            throw .failed("the Diffie-Hellman computation failed")
+        }
+        return HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: sharedBytes), outputByteCount: 16)
     }
 }

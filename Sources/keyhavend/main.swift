@@ -57,7 +57,9 @@ do {
     server.run()
     syncing.cancel()
 } catch let error as StoreError {
-    say("keyhavend: \(error.message)", to: 2)
+    let hint = arguments.contains("--secret-service") && error.message.hasPrefix("another keyhavend")
+        ? " (without the Secret Service, perhaps: stop it with `keyhaven agent stop`, then start this one)" : ""
+    say("keyhavend: \(error.message)\(hint)", to: 2)
     exit(1)
 } catch {
     say("keyhavend: \(error)", to: 2)

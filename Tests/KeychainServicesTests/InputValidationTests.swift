@@ -25,6 +25,16 @@ struct InputValidationTests {
         #expect(add(genericPassword(["f_callback": true])) == errSecSuccess)
     }
 
+    @Test("The Secret Service's own attribute (khss) is no key of Apple's: refused on add, query and update, never returned")
+    func secretServiceAttributeIsInternal() {
+        #expect(add(genericPassword(["khss": Data([1, 0, 0, 0, 0])])) == errSecNoSuchAttr)
+        #expect(copy(genericPassword(["khss": Data([1])])).0 == errSecNoSuchAttr)
+        #expect(add(genericPassword([K.data: Data("pw")])) == errSecSuccess)
+        #expect(SecItemUpdate(genericPassword([:]) as CFDictionary, ["khss": Data([1])] as CFDictionary) == errSecNoSuchAttr)
+        let (status, result) = copy(genericPassword([K.returnAttributes: true]))
+        #expect(status == errSecSuccess && (result as? [String: Any])?["khss"] == nil)
+    }
+
     @Test("A key that is not a string is errSecParam")
     func nonStringKey() {
         let dictionary = NSMutableDictionary(dictionary: genericPassword())

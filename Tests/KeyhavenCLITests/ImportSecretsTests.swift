@@ -66,7 +66,10 @@ struct ImportSecretsTests {
         let broken = try write("name,url,username,password,note\nA,https://a.example,ann,\"pw\"Zq9secret,\n", "broken.csv")
         let refused = try k.run("import-secrets", "--from", "csv", broken)
         #expect(refused.status != 0 && !refused.error.contains("Zq9") && !refused.error.contains("Z"), "\(refused.error)")
-                let other = try k.run("import-secrets", "--from", "lastpass", odd)
-        #expect(other.status != 0 && other.error.contains("only csv"))
+        let other = try k.run("import-secrets", "--from", "lastpass", odd)
+        #expect(other.status != 0 && other.error.contains("one of csv, pass, secret-service"))
+        #expect(try k.run("import-secrets", "--from", "secret-service", odd).error.contains("takes no file"))
+        let notStore = try k.run("import-secrets", "--from", "pass", TestHome.current!.path + "/nothing-here")
+        #expect(notStore.status != 0 && notStore.error.contains("is not a password store"))
     }
 }

@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
+import KeychainModel
+
+/// Reads every item of the Secret Service provider running on the session bus (gnome-keyring,
+/// KeePassXC), for `keyhaven import-secrets --from secret-service`: as a client, through a DH
+/// session (no secret crosses the bus in the clear), unlocking locked collections through the
+/// provider's own prompt.
+package struct SecretServiceReader {
+    /// One item as the provider keeps it.
+    package struct Entry: Sendable {
+        package var label: String
+        package var attributes: [String: String]
+        package var secret: Data
+        package var contentType: String
+        /// The collection's label.
+        package var collection: String
+    }
+
+    /// What was read, and the collections left locked (their prompt dismissed or unanswered).
+    package struct Result: Sendable {
+        package var entries: [Entry] = []
+        package var lockedCollections: [String] = []
+    }
+
+    static let name = SecretService.busName
+    static let root = SecretObject.root
+    private let connection: BusConnection
+
+    package init() throws(StoreError) {
+        connection = try BusConnection()
+    }
+
+    /// Who provides the Secret Service now, if anyone: its process id.
+    package func providerPID() throws(StoreError) -> Int32? {
+        do {
+            let owned = try connection.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                                            [.string(Self.name)])
+            guard owned.first?.boolValue == true else { return nil }
+            let reply = try connection.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                            "GetConnectionUnixProcessID", [.string(Self.name)])
+            guard case .uint32(let pid)? = reply.first else { return nil }
+            return Int32(bitPattern: pid)
+        } catch {
+            throw StoreError(.notAvailable, "the session bus does not answer: \(error.message)")
+        }
+    }
+
+    /// Every item of every collection; `progress` is told each collection's count as it goes.
+    /// Without secrets (a dry run), items are listed only, and locked collections are not unlocked.
+    /// `promptSeconds`: how long a locked collection's unlock prompt may take.
+    package func readAll(withSecrets: Bool = true, promptSeconds: Int = 300,
+                         progress: (Int, Int) -> Void = { _, _ in }) throws(StoreError) -> Result {
+        do throws(BusError) {
+            let exchange = try DiffieHellman()
+            let opened = try call(Self.root, SecretService.serviceInterface, "OpenSession",
+                                  [.string(SecretSession.dhAlgorithm), .variant(.bytes(exchange.publicKey))])
+            guard opened.count == 2, let providerKey = opened[0].bytesValue, case .objectPath(let path) = opened[1] else {
+                throw BusError.failed("the provider's OpenSession answer is not (v, o)")
+            }
+            let session = try SecretSession.client(path: path, exchange: exchange, providerPublicKey: providerKey)
+            defer { _ = try? call(path, "org.freedesktop.Secret.Session", "Close") }
+            var result = Result()
+            let collections = try connection.property(Self.name, Self.root, SecretService.serviceInterface, "Collections").pathsValue ?? []
+            for collection in collections {
+                let label = (try? connection.property(Self.name, collection, SecretService.collectionInterface, "Label").stringValue) ?? nil
+                var readable = true
+                if withSecrets { readable = try unlock(collection, promptSeconds: promptSeconds) }
+                guard readable else {
+                    result.lockedCollections.append(label ?? collection)
+                    continue
+                }
+                let items = try connection.property(Self.name, collection, SecretService.collectionInterface, "Items").pathsValue ?? []
+                guard withSecrets else {
+                    result.entries += items.map { _ in Entry(label: "", attributes: [:], secret: Data(), contentType: "", collection: label ?? collection) }
+                    continue
+                }
+                var done = 0
+                // In batches: one reply holds every secret it names.
+                for start in stride(from: 0, to: items.count, by: 50) {
+                    let batch = Array(items[start..<min(items.count, start + 50)])
+                    let secrets = try call(Self.root, SecretService.serviceInterface, "GetSecrets",
+                                           [.array(element: "o", batch.map(BusValue.objectPath)), .objectPath(path)])
+                    guard case .dictionary(_, _, let pairs)? = secrets.first else { throw BusError.failed("GetSecrets did not answer a{o(oayays)}") }
+                    for pair in pairs {
+                        guard case .objectPath(let item) = pair.key else { continue }
+                        let (secret, contentType) = try session.decode(pair.value)
+                        let properties = try connection.call(Self.name, item, "org.freedesktop.DBus.Properties", "GetAll",
+                                                             [.string(SecretService.itemInterface)])
+                        let values = properties.first?.propertiesValue ?? [:]
+                        result.entries.append(Entry(label: values["Label"]?.stringValue ?? "",
+                                                    attributes: values["Attributes"]?.stringDictionaryValue ?? [:],
+                                                    secret: secret, contentType: contentType, collection: label ?? collection))
+                    }
+                    done += batch.count
+                    progress(done, items.count)
+                }
+            }
+            return result
+        } catch {
+            throw StoreError(.notAvailable, "reading the Secret Service failed: \(error.name): \(error.message)")
+        }
+    }
+
+    /// Unlocks a collection if it is locked, through the provider's prompt; false when it stays locked.
+    private func unlock(_ collection: String, promptSeconds: Int) throws(BusError) -> Bool {
+        guard try connection.property(Self.name, collection, SecretService.collectionInterface, "Locked").boolValue == true else {
+            return true
+        }
+        let reply = try call(Self.root, SecretService.serviceInterface, "Unlock", [.array(element: "o", [.objectPath(collection)])])
+        guard reply.count == 2, case .objectPath(let prompt) = reply[1] else { throw .failed("the provider's Unlock answer is not (ao, o)") }
+        if prompt == "/" { return reply[0].pathsValue?.contains(collection) == true }
+        let completed = try connection.awaitSignal(prompt, "org.freedesktop.Secret.Prompt", "Completed", seconds: promptSeconds) {
+            () throws(BusError) in _ = try call(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [.string("")])
+        }
+        guard let completed, completed.first?.boolValue == false else {
+            _ = try? call(prompt, "org.freedesktop.Secret.Prompt", "Dismiss")
+            return false
+        }
+        return true
+    }
+
+    private func call(_ path: String, _ interface: String, _ member: String, _ values: [BusValue] = []) throws(BusError) -> [BusValue] {
+        try connection.call(Self.name, path, interface, member, values)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// scripts/install (README, "Install"), with the programs this test run built (`--binaries`), so
+/// the test builds nothing: every file lands where systemd, D-Bus, man and the shells look.
+@Suite(.freshKeychain())
+struct InstallScriptTests {
+    static let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    func install(_ arguments: [String], home: String) throws -> CommandRunner.Result {
+        var environment = try CommandRunner().environment
+        environment["HOME"] = home
+        return try CommandRunner.execute("/bin/bash", [Self.source + "/scripts/install"] + arguments, environment: environment)
+    }
+
+    @Test("Installs the programs, manual pages, completion, systemd user units and the D-Bus file under a prefix")
+    func installsEverything() throws {
+        let home = try TemporaryFolder.make(prefix: "keyhaven-install")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let prefix = home + "/.local"
+        let result = try install(["--prefix", prefix, "--binaries", CommandRunner.products.path], home: home)
+        #expect(result.status == 0, "\(result.output)\n\(result.error)")
+        let files = FileManager.default
+        for program in ["keyhaven", "keyhaven-pki", "keyhaven-sync", "keyhavend", "git-credential-keyhaven"] {
+            #expect(files.isExecutableFile(atPath: "\(prefix)/bin/\(program)"), "\(program)")
+        }
+        for page in ["keyhaven", "keyhavend", "git-credential-keyhaven"] {
+            #expect(files.fileExists(atPath: "\(prefix)/share/man/man1/\(page).1"))
+        }
+        let bash = try String(contentsOfFile: prefix + "/share/bash-completion/completions/keyhaven", encoding: .utf8)
+        #expect(bash.contains("find-generic-password"))
+        #expect(try String(contentsOfFile: prefix + "/share/zsh/site-functions/_keyhaven", encoding: .utf8).contains("#compdef keyhaven"))
+        #expect(files.fileExists(atPath: prefix + "/share/fish/vendor_completions.d/keyhaven.fish"))
+        // Under the home folder, units go where systemd's user manager reads them.
+        let unit = try String(contentsOfFile: prefix + "/share/systemd/user/keyhaven-secret-service.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=\(prefix)/bin/keyhavend --secret-service") && !unit.contains("@BINDIR@"))
+        #expect(unit.contains("BusName=org.freedesktop.secrets"))
+        let agentUnit = try String(contentsOfFile: prefix + "/share/systemd/user/keyhavend.service", encoding: .utf8)
+        #expect(agentUnit.contains("ExecStart=\(prefix)/bin/keyhavend\n"))
+        let activation = try String(contentsOfFile: prefix + "/share/dbus-1/services/org.freedesktop.secrets.service", encoding: .utf8)
+        #expect(activation.contains("Name=org.freedesktop.secrets"))
+        #expect(activation.contains("Exec=\(prefix)/bin/keyhavend --secret-service"))
+        #expect(activation.contains("SystemdService=keyhaven-secret-service.service"))
+        // The installed program runs.
+        let version = try CommandRunner.execute(prefix + "/bin/keyhavend", ["--help"], environment: [:])
+        #expect(version.status == 0 && version.output.contains("--secret-service"))
+    }
+
+    @Test("A prefix outside the home folder takes lib/systemd/user; DESTDIR stages without changing the paths written")
+    func stagesForPackages() throws {
+        let home = try TemporaryFolder.make(prefix: "keyhaven-install")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        var environment = try CommandRunner().environment
+        environment["HOME"] = home
+        environment["DESTDIR"] = home + "/stage"
+        let result = try CommandRunner.execute("/bin/bash", [Self.source + "/scripts/install", "--prefix", "/usr/local",
+                                                             "--binaries", CommandRunner.products.path], environment: environment)
+        #expect(result.status == 0, "\(result.error)")
+        let unit = try String(contentsOfFile: home + "/stage/usr/local/lib/systemd/user/keyhavend.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=/usr/local/bin/keyhavend\n"))
+    }
+
+    @Test("Bad options: a relative prefix, an unknown option, a folder without the programs")
+    func refusesBadOptions() throws {
+        let home = try TemporaryFolder.make(prefix: "keyhaven-install")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let relative = try install(["--prefix", "relative/dir", "--binaries", CommandRunner.products.path], home: home)
+        #expect(relative.status == 2 && relative.error.contains("absolute"))
+        let unknown = try install(["--frobnicate"], home: home)
+        #expect(unknown.status == 2 && unknown.error.contains("unknown option --frobnicate"))
+        let empty = try install(["--prefix", home + "/p", "--binaries", home], home: home)
+        #expect(empty.status == 1 && empty.error.contains("is not built"))
+        #expect(!FileManager.default.fileExists(atPath: home + "/p"))
+    }
+}
