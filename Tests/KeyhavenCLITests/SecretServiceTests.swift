@@ -68,6 +68,10 @@ struct SecretServiceTests {
             "$KH" find-generic-password -s myservice -a bob -w >/dev/null 2>&1; echo "untrusted=$?"
             "$KH" add-generic-password -s swiftsvc -a eve -w 'from the API' -A; echo "add=$?"
             echo "fromapi=$(secret-tool lookup service swiftsvc account eve)"
+            # SecItemAdd in a Swift program (through the agent, in its application group): secret-tool
+            # finds it by service and account.
+            KEYHAVEN_AGENT=on "$(dirname "$KH")/keyhaven-test-helper" item add swiftapi; echo "helper=$?"
+            secret-tool search --all service access 2>&1 | grep -E '^attribute.account'
             secret-tool clear service myservice username bob; echo "clear=$?"
             secret-tool lookup service myservice username bob; echo "gone=$?"
             """)
@@ -82,6 +86,7 @@ struct SecretServiceTests {
         // Made by secret-tool: trusted by secret-tool only (docs/access.md); no one to ask here.
         #expect(out.contains("untrusted=36"))
         #expect(out.contains("add=0") && out.contains("fromapi=from the API"))
+        #expect(out.contains("status 0\nhelper=0") && out.contains("attribute.account = swiftapi"), "\(out)")
         #expect(out.contains("clear=0") && out.contains("gone=1"))
     }
 
