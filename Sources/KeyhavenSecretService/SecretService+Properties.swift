@@ -112,10 +112,10 @@ extension SecretService {
             }
         case .item: interfaces.append(Introspection.item)
         case .session(let path):
-            guard state.withLock({ $0.sessions[path] }) != nil else { throw .unknownObject(path) }
+            guard state.withLock({ $0.sessions[path] })?.owner == call.sender else { throw .unknownObject(path) }
             interfaces.append(Introspection.session)
         case .prompt(let path):
-            guard state.withLock({ $0.prompts[path] }) != nil else { throw .unknownObject(path) }
+            guard state.withLock({ $0.prompts[path] })?.owner == call.sender else { throw .unknownObject(path) }
             interfaces.append(Introspection.prompt)
         }
         return Introspection.document(interfaces: interfaces, children: children)

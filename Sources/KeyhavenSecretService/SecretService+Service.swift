@@ -151,7 +151,8 @@ extension SecretService {
     // MARK: - Prompts
 
     func promptMethod(_ method: Method, path: String) throws(BusError) -> ([BusValue], Bool) {
-        guard let prompt = state.withLock({ $0.prompts[path] }) else { throw .unknownObject(path) }
+        // A prompt is its caller's: no other client may answer or dismiss it.
+        guard let prompt = state.withLock({ $0.prompts[path] }), prompt.owner == method.call.sender else { throw .unknownObject(path) }
         let interface = "org.freedesktop.Secret.Prompt"
         if try method.is(interface, "Dismiss", "") {
             guard state.withLock({ $0.prompts.removeValue(forKey: path) }) != nil else { throw .unknownObject(path) }

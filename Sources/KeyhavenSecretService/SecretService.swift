@@ -94,11 +94,10 @@ package final class SecretService: Sendable {
         case .item(let keychain, let collection, let reference, let path):
             return try itemMethod(method, keychain: keychain, collection: collection, reference: reference, path: path)
         case .session(let path):
-            guard state.withLock({ $0.sessions[path] }) != nil else { throw .unknownObject(path) }
+            // A session is its opener's: to any other client it does not exist.
+            guard state.withLock({ $0.sessions[path] })?.owner == call.sender else { throw .unknownObject(path) }
             try method.expect("org.freedesktop.Secret.Session", "Close", "")
-            state.withLock { state in
-                if state.sessions[path]?.owner == call.sender { state.sessions[path] = nil }
-            }
+            state.withLock { $0.sessions[path] = nil }
             return ([], false)
         case .prompt(let path):
             return try promptMethod(method, path: path)

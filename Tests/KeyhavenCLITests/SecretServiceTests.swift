@@ -181,6 +181,50 @@ struct SecretServiceTests {
         #expect(out.contains("\n1\n") || out.hasSuffix("1\n"))
     }
 
+    @Test("A client that vanishes takes its session and prompt with it; no other client may use them; the provider serves on")
+    func vanishingClient() throws {
+        try #require(toolsPresent(), "scripts/bootstrap installs dbus, libsecret-tools and python3-secretstorage")
+        let result = try session("""
+            "$KH" set-keychain-password -o '' -p 'pw' >/dev/null 2>&1
+            "$KH" lock-keychain >/dev/null 2>&1
+            /usr/bin/python3 - > "$DIR/first" <<'PY'
+            from jeepney import new_method_call, DBusAddress
+            from jeepney.io.blocking import open_dbus_connection
+            conn = open_dbus_connection(bus="SESSION")
+            service = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets", interface="org.freedesktop.Secret.Service")
+            _, session = conn.send_and_get_reply(new_method_call(service, "OpenSession", "sv", ("plain", ("s", "")))).body
+            _, prompt = conn.send_and_get_reply(new_method_call(service, "Unlock", "ao", (["/org/freedesktop/secrets/collection/login"],))).body
+            print(session, prompt)
+            PY
+            read SESSION PROMPT < "$DIR/first"
+            echo "prompt=$PROMPT"
+            /usr/bin/python3 - "$SESSION" "$PROMPT" <<'PY'
+            import sys
+            from jeepney import new_method_call, DBusAddress
+            from jeepney.io.blocking import open_dbus_connection
+            session, prompt = sys.argv[1], sys.argv[2]
+            conn = open_dbus_connection(bus="SESSION")
+            def call(path, interface, member, signature="", body=()):
+                reply = conn.send_and_get_reply(new_method_call(DBusAddress(path, bus_name="org.freedesktop.secrets", interface=interface),
+                                                                member, signature, body))
+                return reply.header.fields.get(4, "ok")  # 4: the error name
+            print("prompt:", call(prompt, "org.freedesktop.Secret.Prompt", "Prompt", "s", ("",)))
+            print("dismiss:", call(prompt, "org.freedesktop.Secret.Prompt", "Dismiss"))
+            item = "/org/freedesktop/secrets/collection/login/00000000000000000000000000000000"
+            print("getsecrets:", call("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "GetSecrets", "aoo", ([item], session)))
+            print("close:", call(session, "org.freedesktop.Secret.Session", "Close"))
+            print("alive:", call("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias", "s", ("default",)))
+            PY
+            """)
+        let out = result.output
+        #expect(out.contains("prompt=/org/freedesktop/secrets/prompt/p"), "\(out)\n\(result.error)")
+        #expect(out.contains("prompt: org.freedesktop.DBus.Error.UnknownObject"))
+        #expect(out.contains("dismiss: org.freedesktop.DBus.Error.UnknownObject"))
+        #expect(out.contains("getsecrets: org.freedesktop.Secret.Error.NoSession"))
+        #expect(out.contains("close: org.freedesktop.DBus.Error.UnknownObject"))
+        #expect(out.contains("alive: ok"))
+    }
+
     @Test("keyhavend --secret-service refuses politely when gnome-keyring provides the name")
     func nameTaken() throws {
         try #require(toolsPresent() && FileManager.default.isExecutableFile(atPath: "/usr/bin/gnome-keyring-daemon"),
