@@ -50,8 +50,10 @@ dbus-run-session -- bash -euo pipefail -c '
         "$BENCH_BIN/keyhaven find-generic-password -a target -s bench -w bench" \
         "secret-tool lookup service bench account target" \
         "pass show bench/target" 2>&1 | grep -E "Benchmark|Time|Range|faster|±"
-    if python3 -c "import secretstorage" 2>/dev/null; then
-        python3 - <<PY
+    py=python3
+    [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import secretstorage" 2>/dev/null && py=/usr/bin/python3
+    if "$py" -c "import secretstorage" 2>/dev/null; then
+        "$py" - <<PY
 import time, secretstorage
 connection = secretstorage.dbus_init()
 collection = secretstorage.get_default_collection(connection)
@@ -64,9 +66,12 @@ elapsed = time.perf_counter() - start
 print(f"python secretstorage in process: {n / elapsed:.0f} reads/s ({elapsed / n * 1e6:.0f} us a read)")
 PY
     else
-        echo "python secretstorage: not installed (pip install secretstorage)"
+        echo "python secretstorage: not installed (apt-get install python3-secretstorage)"
     fi
     "$BENCH_BIN/keyhaven" agent stop >/dev/null
+    GK=$(dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.GetConnectionUnixProcessID \
+        string:org.freedesktop.secrets | awk "/uint32/ {print \$2}")
+    [ -n "$GK" ] && kill "$GK"
 '
 
 # The Secret Service: the same lookup by secret-tool, served by keyhavend --secret-service (the
@@ -90,5 +95,8 @@ dbus-run-session -- bash -euo pipefail -c '
     sleep 0.5
     echo "secret-tool against gnome-keyring again (its items from the first session):"
     hyperfine -N --warmup 10 --runs "$BENCH_RUNS" "secret-tool lookup service bench account target" 2>&1 | grep -E "Time|Range"
-    pkill -f "gnome-keyring-daemon" || true
+    # The gnome-keyring of this bus only (pkill -f would match this shell itself).
+    GK=$(dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.GetConnectionUnixProcessID \
+        string:org.freedesktop.secrets | awk "/uint32/ {print \$2}")
+    [ -n "$GK" ] && kill "$GK"
 '

@@ -75,7 +75,9 @@ struct ImportFromIncumbentsTests {
             "$KH" find-generic-password -s mail.example.com -a dave -w; echo "mail=$?"
             "$KH" find-generic-password -s bin.example -a erin -w
             "$KH" find-generic-password -l 'Wi-Fi' -w
-            pkill -f gnome-keyring-daemon || true
+            # This bus's gnome-keyring only (another test may run its own meanwhile).
+            GK=$(dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets 2>/dev/null | awk '/uint32/ {print $2}')
+            [ -n "$GK" ] && kill "$GK"
             """
         try script.write(toFile: folder + "/test.sh", atomically: true, encoding: .utf8)
         let result = try CommandRunner.execute("/usr/bin/dbus-run-session", ["--", "/bin/bash", folder + "/test.sh"], environment: k.environment)

@@ -240,7 +240,9 @@ struct SecretServiceTests {
             for i in $(seq 50); do dbus-send --session --print-reply --dest=org.freedesktop.DBus / \\
                 org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q true && break; sleep 0.1; done
             '\(CommandRunner.products.path)/keyhavend' --secret-service; echo "status=$?"
-            pkill -f gnome-keyring-daemon || true
+            # This bus's gnome-keyring only (another test may run its own meanwhile).
+            GK=$(dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets 2>/dev/null | awk '/uint32/ {print $2}')
+            [ -n "$GK" ] && kill "$GK"
             """
         try script.write(toFile: folder + "/test.sh", atomically: true, encoding: .utf8)
         let result = try CommandRunner.execute("/usr/bin/dbus-run-session", ["--", "/bin/bash", folder + "/test.sh"],
