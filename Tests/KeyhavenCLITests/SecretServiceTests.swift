@@ -116,6 +116,11 @@ struct SecretServiceTests {
                 print("huge accepted")
             except Exception as e:
                 print("huge refused", type(e).__name__)
+            try:
+                coll.create_item("huge secret", {"service": "hugesvc"}, b"x" * (17 * 1024 * 1024))
+                print("huge secret accepted")
+            except Exception as e:
+                print("huge secret refused", type(e).__name__)
             print("unchanged", len(list(coll.get_all_items())) == count)
             item.delete()
             print("deleted", [i.get_label() for i in coll.search_items({"extra": "z"})])
@@ -141,6 +146,7 @@ struct SecretServiceTests {
         #expect(out.contains("after renamed ['renamed']"))
         #expect(out.contains("newsecret b'new secret'"))
         #expect(out.contains("huge refused"))
+        #expect(out.contains("huge secret refused"), "\(out)")
         #expect(out.contains("unchanged True"))
         #expect(out.contains("deleted []"))
         #expect(out.contains("keyring kr-secret keyring.backends.SecretService"))
