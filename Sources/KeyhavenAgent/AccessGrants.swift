@@ -1,6 +1,7 @@
 import FoundationEssentials
 import KeychainModel
 import KeychainStore
+import KeyhavenAgentClient
 
 /// The access groups granted to applications (Always Allow on a group's prompt, or
 /// `keyhaven access grant -T PATH -G GROUP`), kept in the default keychain itself, encrypted:
@@ -16,13 +17,8 @@ package struct AccessGrants: Sendable {
 
     let database: KeychainDatabase
 
-    struct Grant: Sendable, Equatable {
-        var application: TrustedApplication
-        var groups: [String]
-    }
-
     /// Every grant; none when the keychain cannot be read now (locked before its first unlock).
-    func all() -> [Grant] {
+    func all() -> [ApplicationGrant] {
         var query = ItemQuery(itemClass: .genericPassword)
         query.criteria = ["svce": .string(Self.service), "agrp": .string(Self.group)]
         query.limit = nil
@@ -32,7 +28,7 @@ package struct AccessGrants: Sendable {
             defer { zeroize(&bytes) }
             var reader = ByteReader(bytes)
             guard let application = try? TrustedApplication(from: &reader), let groups = try? [String](from: &reader) else { return nil }
-            return Grant(application: application, groups: groups)
+            return ApplicationGrant(application: application, groups: groups)
         }
     }
 
@@ -45,7 +41,7 @@ package struct AccessGrants: Sendable {
     /// Adds `groups` to what `application` is granted.
     func grant(_ groups: [String], to application: TrustedApplication) throws(StoreError) {
         let current = all().first { $0.application.digest == application.digest }?.groups ?? []
-        try save(Grant(application: application, groups: current + groups.filter { !current.contains($0) }))
+        try save(ApplicationGrant(application: application, groups: current + groups.filter { !current.contains($0) }))
     }
 
     /// Takes `groups` back from `application`; `.itemNotFound` when it had none of them.
@@ -54,10 +50,10 @@ package struct AccessGrants: Sendable {
               current.groups.contains(where: groups.contains) else {
             throw StoreError(.itemNotFound, "that application was granted none of those groups")
         }
-        try save(Grant(application: application, groups: current.groups.filter { !groups.contains($0) }))
+        try save(ApplicationGrant(application: application, groups: current.groups.filter { !groups.contains($0) }))
     }
 
-    private func save(_ grant: Grant) throws(StoreError) {
+    private func save(_ grant: ApplicationGrant) throws(StoreError) {
         var query = ItemQuery(itemClass: .genericPassword)
         query.criteria = ["svce": .string(Self.service), "acct": .string(grant.application.digest.hexString), "agrp": .string(Self.group)]
         var writer = ByteWriter()

@@ -59,7 +59,7 @@ extension AgentService {
             let application = TrustedApplication(try ApplicationIdentityReader.application(atPath: change.application))
             if change.revoke { try grants.revoke(change.groups, from: application) } else { try grants.grant(change.groups, to: application) }
         }
-        return grants.all().map { ApplicationGrant(application: $0.application, groups: $0.groups) }
+        return grants.all()
     }
 
     /// A keychain with a password takes changes to who may use it only with that password.
