@@ -68,8 +68,7 @@ extension SecretService {
             return [.objectPath(path), .objectPath("/")]
         }
         let item = NewItem(itemClass: .genericPassword, attributes: keychainAttributes, secret: value)
-        let response = agent.respond(to: .add(keychain: keychain, item: item, caller: Self.caller), forHome: nil, context: context)
-        guard case .response(let added) = response else { throw .accessDenied("the item could not be added") }
+        let added = try respond(.add(keychain: keychain, item: item, caller: Self.caller), context)
         if let error = added.error {
             if error.code == .duplicateItem {
                 throw .invalidArguments("an item with this service and account (\(Self.describe(keychainAttributes))) exists with other "

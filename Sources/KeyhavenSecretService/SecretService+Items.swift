@@ -122,11 +122,13 @@ extension SecretService {
     }
 
     /// The item paths of a locked keychain's items matching `attributes` (by their search
-    /// hashes alone: nothing is decrypted).
-    func lockedItemPaths(in keychain: String, collection: String, matching attributes: [String: String]) -> [String] {
+    /// hashes alone: nothing is decrypted), or only the item `reference` names.
+    func lockedItemPaths(in keychain: String, collection: String, matching attributes: [String: String],
+                         reference: PersistentReference? = nil) -> [String] {
+        var query = Self.query(for: attributes)
+        query.persistentReference = reference
         guard let database = try? agent.database(keychain),
-              let references = try? database.lockedMatches(Self.query(for: attributes), groups: nil,
-                                                           excluding: Array(AccessGrants.reserved)) else { return [] }
+              let references = try? database.lockedMatches(query, groups: nil, excluding: Array(AccessGrants.reserved)) else { return [] }
         return references.compactMap { SecretObject.itemPath(collection: collection, reference: $0) }
     }
 

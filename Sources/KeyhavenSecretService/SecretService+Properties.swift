@@ -53,8 +53,8 @@ extension SecretService {
             if isLocked(keychain) {
                 // Its label, attributes and dates are encrypted with it: a locked item shows none
                 // (as gnome-keyring's do), only that it is there and locked.
-                guard lockedItemPaths(in: keychain, collection: SecretObject.collectionPath(for: keychain), matching: [:])
-                    .contains(path) else { throw .noSuchObject(path) }
+                guard !lockedItemPaths(in: keychain, collection: SecretObject.collectionPath(for: keychain), matching: [:],
+                                       reference: reference).isEmpty else { throw .noSuchObject(path) }
                 return [("Locked", .bool(true)), ("Attributes", .stringDictionary([:])), ("Label", .string("")),
                         ("Created", .uint64(0)), ("Modified", .uint64(0))]
             }

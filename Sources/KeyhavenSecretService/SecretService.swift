@@ -121,14 +121,22 @@ package final class SecretService: Sendable {
     static let caller = Caller(accessGroups: [Caller.applicationGroupMarker, "*"])
 
     /// Runs an agent request as the call's sender; asks the user when an access check needs it
-    /// (up to four questions), as the agent does for its socket clients.
+    /// (up to four questions), as the agent does for its socket clients; throws what the agent
+    /// answered as an error.
     func perform(_ request: AgentRequest, _ context: RequestContext) throws(BusError) -> AgentResponse {
+        let response = try respond(request, context)
+        if let error = response.error { throw BusError(error) }
+        return response
+    }
+
+    /// ``perform(_:_:)`` that returns the agent's answer, error included, for a caller that
+    /// tells one error from another.
+    func respond(_ request: AgentRequest, _ context: RequestContext) throws(BusError) -> AgentResponse {
         // What a prompt allows holds for this request's later rounds, so it is cleared once.
         context.client?.beginRequest()
         for _ in 0..<5 {
             switch agent.respond(to: request, forHome: nil, context: context) {
             case .response(let response):
-                if let error = response.error { throw BusError(error) }
                 return response
             case .question(let question, let asked, let unasked):
                 do {

@@ -71,38 +71,14 @@ extension KeychainDatabase.Session {
         let itemClass = query.itemClass
         if let reference = query.persistentReference, reference.itemClass != itemClass { return [] }
         if query.limit == 0 { return [] }
-        var criteria = query.criteria
-        if criteria["sync"] == nil, !query.matchAnySynchronizable, query.persistentReference == nil {
-            criteria["sync"] = .number(0)
-        }
-        let schema = itemClass.schema
-        let names = criteria.keys.sorted()
-        var values: [SQLiteValue] = [.integer(query.tombstone == true ? 1 : 0)]
-        values.reserveCapacity(names.count + (groups?.count ?? 0) + 2)
-        for name in names {
-            guard let attribute = schema[name] else { throw StoreError(.noSuchAttribute, "no attribute \(name) in class \(itemClass.rawValue)") }
-            values.append(.blob(try indexHash(itemClass, attribute, criteria[name]!)))
-        }
-        var reference: UInt8 = 0
-        switch query.persistentReference {
-        case .uuid(_, let id)?: reference = 1; values.append(.blob(id))
-        case .rowID(_, let row)?: reference = 2; values.append(.integer(row))
-        case nil: break
-        }
-        var groupCount = 0
-        if let groups, let agrp = schema["agrp"] {
-            groupCount = groups.count
-            for group in groups { values.append(.blob(try indexHash(itemClass, agrp, .string(group)))) }
-        }
-        let wanted = itemClass == .genericPassword ? query.secretAttributes : [:]
-        values += try secretAttributeValues(wanted)
+        let selection = try self.selection(query, groups: groups)
+        let (criteria, wanted) = (selection.criteria, selection.lookupAttributes)
         // The SQL depends on the class, the criteria's names, the kind of reference (0 none,
         // 1 persistent identity, 2 row id), the number of groups and of lookup attributes.
-        let shape = StatementShape(table: itemClass.rawValue, names: names, numbers: [Int(reference), groupCount, wanted.count])
-        let statement = try connection.prepare(shape: shape) {
-            Self.selectSQL(itemClass, names: names, reference: reference, groups: groupCount, criteria: criteria,
-                           lookupAttributes: wanted.count)
-        }
+        let shape = StatementShape(table: itemClass.rawValue, names: selection.names,
+                                   numbers: [Int(selection.reference), selection.groups, wanted.count])
+        let statement = try connection.prepare(shape: shape) { Self.selectSQL(itemClass, selection) }
+        let values = selection.values
         var matches: [RowMatch] = []
         var readable = 0
         try statement.forEachRow(values) { (row) throws(StoreError) -> Bool in
@@ -122,23 +98,74 @@ extension KeychainDatabase.Session {
         return matches
     }
 
-    /// The SQL of a query on `names` (all in the class's schema).
-    static func selectSQL(_ itemClass: ItemClass, names: [String], reference: UInt8, groups: Int,
-                          criteria: [String: AttributeValue], lookupAttributes: Int = 0) -> String {
+    /// What a query selects by, before any decryption: its criteria (with the default `sync`),
+    /// the statement's shape and the values it binds, in the order of ``selectSQL(_:_:columns:)``'s
+    /// conditions.
+    struct Selection {
+        var criteria: [String: AttributeValue]
+        var names: [String]
+        /// 0 none, 1 persistent identity, 2 row id.
+        var reference: UInt8 = 0
+        var groups = 0
+        var excludedGroups = 0
+        var lookupAttributes: [String: String]
+        var values: [SQLiteValue]
+    }
+
+    /// The keyed hashes a query selects by: its criteria's, its reference, the caller's groups
+    /// (`groups`; nil: any), groups to leave out, and its Secret Service lookup attributes.
+    func selection(_ query: ItemQuery, groups: [String]?, excluding: [String] = []) throws(StoreError) -> Selection {
+        let itemClass = query.itemClass
+        let schema = itemClass.schema
+        var criteria = query.criteria
+        if criteria["sync"] == nil, !query.matchAnySynchronizable, query.persistentReference == nil {
+            criteria["sync"] = .number(0)
+        }
+        let names = criteria.keys.sorted()
+        var values: [SQLiteValue] = [.integer(query.tombstone == true ? 1 : 0)]
+        values.reserveCapacity(names.count + (groups?.count ?? 0) + 2)
+        for name in names {
+            guard let attribute = schema[name] else { throw StoreError(.noSuchAttribute, "no attribute \(name) in class \(itemClass.rawValue)") }
+            values.append(.blob(try indexHash(itemClass, attribute, criteria[name]!)))
+        }
+        let wanted = itemClass == .genericPassword ? query.secretAttributes : [:]
+        var selection = Selection(criteria: criteria, names: names, lookupAttributes: wanted, values: [])
+        switch query.persistentReference {
+        case .uuid(_, let id)?: selection.reference = 1; values.append(.blob(id))
+        case .rowID(_, let row)?: selection.reference = 2; values.append(.integer(row))
+        case nil: break
+        }
+        if let agrp = schema["agrp"] {
+            for group in groups ?? [] { values.append(.blob(try indexHash(itemClass, agrp, .string(group)))) }
+            for group in excluding { values.append(.blob(try indexHash(itemClass, agrp, .string(group)))) }
+            selection.groups = groups?.count ?? 0
+            selection.excludedGroups = excluding.count
+        }
+        values += try secretAttributeValues(wanted)
+        selection.values = values
+        return selection
+    }
+
+    /// The SQL of a selection (its names all in the class's schema).
+    static func selectSQL(_ itemClass: ItemClass, _ selection: Selection,
+                          columns: String = "rowid, persistref, keyclass, tomb, metadata, secret") -> String {
         let schema = itemClass.schema
         var conditions = ["tomb = ?"]
-        for name in names { conditions.append("\(schema[name]!.column) = ?") }
-        switch reference {
+        for name in selection.names { conditions.append("\(schema[name]!.column) = ?") }
+        switch selection.reference {
         case 1: conditions.append("persistref = ?")
         case 2: conditions.append("rowid = ?")
         default: break
         }
-        if groups > 0 {
-            conditions.append("a_agrp IN (\(Array(repeating: "?", count: groups).joined(separator: ", ")))")
+        if selection.groups > 0 {
+            conditions.append("a_agrp IN (\(Array(repeating: "?", count: selection.groups).joined(separator: ", ")))")
         }
-        conditions += secretAttributeConditions(lookupAttributes)
-        return "SELECT rowid, persistref, keyclass, tomb, metadata, secret FROM \(itemClass.rawValue)"
-            + indexHint(itemClass, criteria: criteria, byReference: reference != 0)
+        if selection.excludedGroups > 0 {
+            conditions.append("a_agrp NOT IN (\(Array(repeating: "?", count: selection.excludedGroups).joined(separator: ", ")))")
+        }
+        conditions += secretAttributeConditions(selection.lookupAttributes.count)
+        return "SELECT \(columns) FROM \(itemClass.rawValue)"
+            + indexHint(itemClass, criteria: selection.criteria, byReference: selection.reference != 0)
             + " WHERE " + conditions.joined(separator: " AND ") + " ORDER BY rowid"
     }
 

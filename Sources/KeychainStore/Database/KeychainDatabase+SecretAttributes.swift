@@ -54,30 +54,9 @@ extension KeychainDatabase {
     package func lockedMatches(_ query: ItemQuery, groups: [String]?, excluding: [String] = []) throws(StoreError) -> [PersistentReference] {
         try withSession { session throws(StoreError) in
             let itemClass = query.itemClass
-            let schema = itemClass.schema
-            var criteria = query.criteria
-            if criteria["sync"] == nil, !query.matchAnySynchronizable { criteria["sync"] = .number(0) }
-            var conditions = ["tomb = 0"]
-            var values: [SQLiteValue] = []
-            for name in criteria.keys.sorted() {
-                guard let attribute = schema[name] else { throw StoreError(.noSuchAttribute, "no attribute \(name) in class \(itemClass.rawValue)") }
-                conditions.append("\(attribute.column) = ?")
-                values.append(.blob(try session.indexHash(itemClass, attribute, criteria[name]!)))
-            }
-            if itemClass == .genericPassword, !query.secretAttributes.isEmpty {
-                conditions += Self.Session.secretAttributeConditions(query.secretAttributes.count)
-                values += try session.secretAttributeValues(query.secretAttributes)
-            }
-            if let groups, let agrp = schema["agrp"] {
-                conditions.append("a_agrp IN (\(Array(repeating: "?", count: groups.count).joined(separator: ", ")))")
-                for group in groups { values.append(.blob(try session.indexHash(itemClass, agrp, .string(group)))) }
-            }
-            if !excluding.isEmpty, let agrp = schema["agrp"] {
-                conditions.append("a_agrp NOT IN (\(Array(repeating: "?", count: excluding.count).joined(separator: ", ")))")
-                for group in excluding { values.append(.blob(try session.indexHash(itemClass, agrp, .string(group)))) }
-            }
-            let sql = "SELECT persistref FROM \(itemClass.rawValue) WHERE " + conditions.joined(separator: " AND ") + " ORDER BY rowid"
-            return try session.connection.prepare(sql).rows(values).compactMap { row in
+            let selection = try session.selection(query, groups: groups, excluding: excluding)
+            let sql = Session.selectSQL(itemClass, selection, columns: "persistref")
+            return try session.connection.prepare(sql).rows(selection.values).compactMap { row in
                 row.first?.blob.flatMap { $0.count == 16 ? PersistentReference.uuid(itemClass, $0) : nil }
             }
         }
