@@ -269,7 +269,9 @@ struct HostileServerTests {
             #expect(stale?.map { $0["id"] as? String } == [bID])
             #expect(try a.keyhaven("sync", "status", "--stale-after", "2").output.contains("stale device"))
             #expect((try Self.status(b, "--stale-after", "2")["staleDevices"] as? [Any])?.count == 1)
-            #expect((try Self.status(a, "--stale-after", "60")["staleDevices"] as? [Any])?.isEmpty == true)
+            // A limit no run reaches, however loaded the machine (a full parallel run took this
+            // test past 60 s between b's last heartbeat a saw and this check).
+            #expect((try Self.status(a, "--stale-after", "3600")["staleDevices"] as? [Any])?.isEmpty == true)
         }
     }
 
