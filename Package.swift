@@ -160,6 +160,12 @@ let linuxTargets: [Target] = [
         dependencies: ["KeyhavenSync", "KeyhavenSyncProtocol"],
         swiftSettings: strictSwift
     ),
+    // What a SecItem call costs through keyhavend against in process (scripts/bench-agent.sh).
+    .executableTarget(
+        name: "keyhaven-agent-bench",
+        dependencies: ["KeychainServices", "KeyhavenAgentClient"],
+        swiftSettings: strictSwift
+    ),
     // The work of `keyhaven sync ...`, which keyhaven runs in its place (as keyhaven-pki).
     .executableTarget(
         name: "keyhaven-sync",

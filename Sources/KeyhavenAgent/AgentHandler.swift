@@ -35,6 +35,12 @@ final class AgentHandler: ChannelInboundHandler {
     private var counted = false
     private var verified = false
     private var busy = false
+    /// Inside ``next(context:)``'s loop.
+    private var looping = false
+    /// Whether the channel reads on its own (its `autoRead`).
+    private var reading = true
+    /// An answer that ends the connection was sent: nothing more is read or answered.
+    private var closing = false
     /// Frames read but not yet answered, oldest first (a burst of small requests can be thousands).
     private var pending = CircularBuffer<ByteBuffer>()
 
@@ -88,19 +94,31 @@ final class AgentHandler: ChannelInboundHandler {
         next(context: context)
     }
 
-    /// Answers the next waiting frame unless one is being answered; reads more only when none waits.
+    /// Answers the waiting frames in order, one at a time; reads more only when none is being
+    /// answered. An answer made here whose write completes at once comes back through
+    /// ``finished(context:)`` into this loop (not into a deeper call: a burst of thousands of
+    /// requests must not nest thousands deep).
     private func next(context: ChannelHandlerContext) {
-        guard verified, !busy else {
-            try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+        guard verified else {
+            setAutoRead(false, context)
             return
         }
-        guard !pending.isEmpty else {
-            try? context.channel.syncOptions?.setOption(.autoRead, value: true)
-            return
+        guard !looping else { return }
+        looping = true
+        while !busy, !closing, context.channel.isActive, let frame = pending.popFirst() {
+            busy = true
+            process(frame, context: context)
         }
-        busy = true
-        try? context.channel.syncOptions?.setOption(.autoRead, value: false)
-        process(pending.removeFirst(), context: context)
+        looping = false
+        setAutoRead(!busy && !closing, context)
+    }
+
+    /// Reading paused while an answer is being made or written (backpressure), resumed after;
+    /// the socket's registration changes only when this does.
+    private func setAutoRead(_ on: Bool, _ context: ChannelHandlerContext) {
+        guard on != reading else { return }
+        reading = on
+        try? context.channel.syncOptions?.setOption(.autoRead, value: on)
     }
 
     /// The current request is answered (or the connection is closing).
@@ -124,6 +142,7 @@ final class AgentHandler: ChannelInboundHandler {
             // A client of another protocol version is told so (it can read the version byte);
             // anything else malformed just ends the connection.
             busy = false
+            closing = true
             guard error.code == .wrongVersion else {
                 context.close(promise: nil)
                 return
@@ -137,14 +156,52 @@ final class AgentHandler: ChannelInboundHandler {
             context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: answer)), promise: written)
             return
         }
+        // The floor of the path: answered here, on the event loop, with no keychain touched.
+        if case .echo(let data) = request {
+            var response = AgentResponse()
+            if data.count <= AgentFraming.maximumEcho { response.data = data } else {
+                response = AgentResponse(error: StoreError(.invalidParameter, "an echo of more than \(AgentFraming.maximumEcho) bytes"))
+            }
+            answer(AgentFraming.encode(response), to: request, context: context)
+            return
+        }
         client?.beginRequest()
-        run(request, home: home, round: 0, context: context)
+        if let step = attemptHere(request, home: home) {
+            take(step, request: request, home: home, round: 0, context: context)
+        } else {
+            run(request, home: home, round: 0, context: context)
+        }
     }
 
-    /// What the request pool hands back: the answer's bytes, or a question for the user.
+    /// Answers a quick read here, on the event loop, when nothing it needs is busy: two thread
+    /// hand-offs fewer than the pool (docs/benchmarks.md, "Through the agent"). Only a look-up of
+    /// at most one item by a program already identified, and only if every lock it needs is free
+    /// (``NonBlockingAttempt``); anything else, or a lock held elsewhere, goes to the pool (nil),
+    /// with nothing changed. A page SQLite must read from the disk is read here too.
+    private func attemptHere(_ request: AgentRequest, home: String?) -> Step? {
+        guard case .find(_, let query, _, _) = request, query.limit == 1, let client, let identity = client.knownIdentity() else { return nil }
+        let (service, requestContext) = (self.service, self.service.context(for: client, identity: identity))
+        let outcome = try? NonBlockingAttempt.run { () throws(StoreError) -> AgentService.Outcome in
+            let outcome = service.respond(to: request, forHome: home, context: requestContext)
+            if case .response(let response) = outcome, response.failure?.code == StoreError.Code.wouldBlock.description {
+                throw NonBlockingAttempt.wouldBlock(response.failure?.message ?? "busy")
+            }
+            return outcome
+        }
+        return outcome.map(Step.init)
+    }
+
+    /// What running a request gives: the answer's bytes, or a question for the user.
     private enum Step: Sendable {
         case answer([UInt8])
         case ask(AccessQuestion, RequestContext, StoreError)
+
+        init(_ outcome: AgentService.Outcome) {
+            switch outcome {
+            case .response(let response): self = .answer(AgentFraming.encode(response))
+            case .question(let question, let requestContext, let error): self = .ask(question, requestContext, error)
+            }
+        }
     }
 
     /// Runs the request on the pool; asks the user when it needs to, then runs it again.
@@ -152,34 +209,38 @@ final class AgentHandler: ChannelInboundHandler {
         let (service, client) = (self.service, self.client)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         pool.runIfActive(eventLoop: context.eventLoop) { () -> Step in
-            switch service.respond(to: request, forHome: home, context: service.context(for: client)) {
-            case .response(let response): return .answer(AgentFraming.encode(response))
-            case .question(let question, let requestContext, let error): return .ask(question, requestContext, error)
-            }
+            Step(service.respond(to: request, forHome: home, context: service.context(for: client)))
         }.whenComplete { result in
             let (handler, context) = loopBound.value
             switch result {
-            case .success(.answer(let bytes)): handler.answer(bytes, to: request, context: context)
-            case .success(.ask(let question, let requestContext, let unasked)):
-                guard round < 4, requestContext.client != nil, requestContext.identity != nil else {
-                    handler.answer(AgentFraming.encode(AgentResponse(error: StoreError(.interactionNotAllowed, "too many prompts for one request"))),
-                                   to: request, context: context)
-                    return
+            case .success(let step): handler.take(step, request: request, home: home, round: round, context: context)
+            case .failure: context.close(promise: nil)
+            }
+        }
+    }
+
+    /// Writes the answer, or asks the user (on the prompt pool) and runs the request again on the pool.
+    private func take(_ step: Step, request: AgentRequest, home: String?, round: Int, context: ChannelHandlerContext) {
+        switch step {
+        case .answer(let bytes): answer(bytes, to: request, context: context)
+        case .ask(let question, let requestContext, let unasked):
+            guard round < 4, requestContext.client != nil, requestContext.identity != nil else {
+                answer(AgentFraming.encode(AgentResponse(error: StoreError(.interactionNotAllowed, "too many prompts for one request"))),
+                       to: request, context: context)
+                return
+            }
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            ask(question, context: requestContext, on: context.eventLoop).whenComplete { answered in
+                let (handler, context) = loopBound.value
+                switch answered {
+                case .success:
+                    handler.run(request, home: home, round: round + 1, context: context)
+                case .failure(let error):
+                    var failure = error as? StoreError ?? StoreError(.userCanceled, "the prompt failed")
+                    // No way to ask: the check's own answer (a group not granted: errSecMissingEntitlement).
+                    if failure.code == .interactionNotAllowed { failure = StoreError(unasked.code, unasked.message + "; " + failure.message) }
+                    handler.answer(AgentFraming.encode(AgentResponse(error: failure)), to: request, context: context)
                 }
-                handler.ask(question, context: requestContext, on: context.eventLoop).whenComplete { answered in
-                    let (handler, context) = loopBound.value
-                    switch answered {
-                    case .success:
-                        handler.run(request, home: home, round: round + 1, context: context)
-                    case .failure(let error):
-                        var failure = error as? StoreError ?? StoreError(.userCanceled, "the prompt failed")
-                        // No way to ask: the check's own answer (a group not granted: errSecMissingEntitlement).
-                        if failure.code == .interactionNotAllowed { failure = StoreError(unasked.code, unasked.message + "; " + failure.message) }
-                        handler.answer(AgentFraming.encode(AgentResponse(error: failure)), to: request, context: context)
-                    }
-                }
-            case .failure:
-                context.close(promise: nil)
             }
         }
     }

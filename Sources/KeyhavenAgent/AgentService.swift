@@ -46,9 +46,12 @@ package struct AgentService: Sendable {
     /// Who `client` is, for a request: its identity now (read again if it ran another program).
     package func context(for client: ClientProcess?) -> RequestContext {
         guard let client else { return .inProcess }
-        let identity = client.identity()
-        return RequestContext(client: client, identity: identity,
-                              isAdministrator: !identity.isTampered && administratorPaths.contains(identity.path))
+        return context(for: client, identity: client.identity())
+    }
+
+    /// Who `client` is, running the program `identity`.
+    package func context(for client: ClientProcess, identity: ApplicationIdentity) -> RequestContext {
+        RequestContext(client: client, identity: identity, isAdministrator: !identity.isTampered && administratorPaths.contains(identity.path))
     }
 
     /// Tells the background sync that something changed (an unlock made outside ``respond``).
@@ -196,6 +199,8 @@ package struct AgentService: Sendable {
             try database(keychain).backup(to: destination)
         case .shutdown:
             break
+        case .echo(let data):
+            response.data = data
         }
         return response
     }

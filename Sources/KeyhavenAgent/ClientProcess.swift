@@ -26,7 +26,14 @@ package final class ClientProcess: Sendable {
         var identity: ApplicationIdentity
         var device: UInt64
         var inode: UInt64
+        /// When `TracerPid` was last read (``MonotonicClock``), and whether a reading since the
+        /// identity's named a tracer (then the process stays tampered for this connection).
+        var tracerReadAt: UInt64
+        var traced: Bool
     }
+    /// How long a reading of `TracerPid` stands (docs/access.md: reading it costs more than the
+    /// rest of a look-up, and a tracer that detaches before a request passes any reading).
+    static let tracerReadingLifetime: UInt64 = 500_000_000
     private let known = Mutex<Known?>(nil)
     /// What this request was allowed once by the user (cleared for each request).
     private let allowance = Mutex(Allowance())
@@ -60,13 +67,8 @@ package final class ClientProcess: Sendable {
     /// The identity of the program the process runs now; a fresh reading if it ran another
     /// program since the last one, or a debugger attached.
     package func identity() -> ApplicationIdentity {
-        var info = stat()
+        if let identity = knownIdentity() { return identity }
         let exePath = "/proc/\(pid)/exe"
-        if stat(exePath, &info) == 0, isAlive, var current = known.withLock({ $0 }),
-           current.device == UInt64(info.st_dev), current.inode == UInt64(info.st_ino) {
-            if isTraced { current.identity.isTampered = true }
-            return current.identity
-        }
         let fd = open(exePath, O_RDONLY | O_CLOEXEC)
         defer { if fd >= 0 { close(fd) } }
         let path = ApplicationIdentityReader.link(exePath) ?? ""
@@ -78,8 +80,31 @@ package final class ClientProcess: Sendable {
             identity.isTampered = true
             return identity
         }
-        known.withLock { $0 = Known(identity: identity, device: UInt64(opened.st_dev), inode: UInt64(opened.st_ino)) }
+        known.withLock {
+            $0 = Known(identity: identity, device: UInt64(opened.st_dev), inode: UInt64(opened.st_ino), tracerReadAt: MonotonicClock.nanoseconds(),
+                       traced: false)
+        }
         return identity
+    }
+
+    /// The identity read before, if the process still runs that same executable (checked as
+    /// ``identity()`` checks it, with a debugger attached since making it tampered); nil when it
+    /// must be read anew (hashing the executable: not a call for the event loop).
+    package func knownIdentity() -> ApplicationIdentity? {
+        var info = stat()
+        guard stat("/proc/\(pid)/exe", &info) == 0, isAlive, var current = known.withLock({ $0 }),
+              current.device == UInt64(info.st_dev), current.inode == UInt64(info.st_ino) else { return nil }
+        let now = MonotonicClock.nanoseconds()
+        if now &- current.tracerReadAt >= Self.tracerReadingLifetime {
+            let traced = isTraced
+            current.traced = current.traced || traced
+            known.withLock { known in
+                known?.tracerReadAt = now
+                if traced { known?.traced = true }
+            }
+        }
+        if current.traced { current.identity.isTampered = true }
+        return current.identity
     }
 
     /// The starting environment (`/proc/PID/environ`); nil if unreadable.

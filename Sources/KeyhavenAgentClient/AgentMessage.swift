@@ -27,6 +27,9 @@ package enum AgentRequest: Sendable {
     /// Lists the access groups granted to applications (`change` nil) or changes them, with the
     /// default keychain's password when it has one. Answers the grants.
     case grants(change: GrantChange?, password: Data?)
+    /// Answers `data` back at once, touching no keychain: the floor of a request through the
+    /// agent (the socket round trip and the framing), which `keyhaven-agent-bench` measures.
+    case echo(data: Data)
 }
 
 /// A change of items' access objects.
@@ -140,7 +143,34 @@ extension AgentRequest: WireCodable {
     /// The u8 tag of each request (docs/agent-protocol.md); never reuse one.
     private enum Tag: UInt8 {
         case hello = 1, create, deleteKeychain, unlock, lock, status, changePassword, settings, setSettings
-        case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants
+        case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo
+    }
+
+    /// The request's tag on the wire.
+    package var tag: UInt8 {
+        let tag: Tag
+        switch self {
+        case .hello: tag = .hello
+        case .create: tag = .create
+        case .deleteKeychain: tag = .deleteKeychain
+        case .unlock: tag = .unlock
+        case .lock: tag = .lock
+        case .status: tag = .status
+        case .changePassword: tag = .changePassword
+        case .settings: tag = .settings
+        case .setSettings: tag = .setSettings
+        case .add: tag = .add
+        case .find: tag = .find
+        case .update: tag = .update
+        case .delete: tag = .delete
+        case .backup: tag = .backup
+        case .shutdown: tag = .shutdown
+        case .keyOperation: tag = .keyOperation
+        case .setAccess: tag = .setAccess
+        case .grants: tag = .grants
+        case .echo: tag = .echo
+        }
+        return tag.rawValue
     }
 
     package func write(to w: inout ByteWriter) {
@@ -179,6 +209,8 @@ extension AgentRequest: WireCodable {
             w.u8(Tag.setAccess.rawValue); keychains.write(to: &w); query.write(to: &w); change.write(to: &w); password.write(to: &w)
         case .grants(let change, let password):
             w.u8(Tag.grants.rawValue); change.write(to: &w); password.write(to: &w)
+        case .echo(let data):
+            w.u8(Tag.echo.rawValue); data.write(to: &w)
         }
     }
 
@@ -212,6 +244,7 @@ extension AgentRequest: WireCodable {
             self = .setAccess(keychains: try [String](from: &r), query: try ItemQuery(from: &r), change: try AccessChange(from: &r),
                               password: try Data?(from: &r))
         case .grants: self = .grants(change: try GrantChange?(from: &r), password: try Data?(from: &r))
+        case .echo: self = .echo(data: try Data(from: &r))
         }
     }
 }
@@ -267,6 +300,8 @@ package enum AgentFraming {
     /// The most clients the agent serves at once; more are closed at once. With one request
     /// read at a time per client, the agent never buffers more than this many requests.
     package static let maximumConnections = 64
+    /// The most bytes an `echo` carries back.
+    package static let maximumEcho = 64 << 10
 
     /// A whole frame, length first. `home`, in requests: the keychain home the client means; an
     /// agent serving another one refuses the request, so the client needs no `hello` first.

@@ -62,6 +62,7 @@ struct AgentProtocolTests {
                        password: Data("pw".utf8)),
             .grants(change: nil, password: nil),
             .grants(change: GrantChange(application: "/bin/a", groups: ["g", "*"], revoke: true), password: Data()),
+            .echo(data: Data()), .echo(data: Data([0, 1, 255])),
             .keyOperation(keychains: ["/k"], request: keyOperation, caller: caller),
         ]
     }
@@ -126,6 +127,28 @@ struct AgentProtocolTests {
         #expect(full.data == Data([0xDE, 0xAD]) && item.access == Self.access && full.grants?.first?.groups == ["g"])
         let failure = try AgentFraming.decode(AgentResponse.self, from: payload(Self.responses[2]))
         #expect(failure.error == StoreError(.itemNotFound, "no such item"))
+    }
+
+    @Test("Each request's tag is the first byte of its body")
+    func tags() {
+        for request in Self.requests {
+            var writer = ByteWriter()
+            request.write(to: &writer)
+            #expect(writer.bytes.first == request.tag)
+        }
+    }
+
+    @Test("A client polls for an answer only while answers of that kind come soon: never for slow ones")
+    func answerWaitBudget() {
+        let tag: UInt8 = 31  // no request's: other tests' answers do not move it
+        guard AnswerWait.longest > 0 else { return }  // KEYHAVEN_AGENT_POLL_US=0: never polls
+        #expect(AnswerWait.budget(tag: tag) == AnswerWait.longest / 2)
+        for _ in 0..<40 { AnswerWait.record(tag: tag, nanoseconds: 40_000) }
+        #expect((70_000...90_000).contains(AnswerWait.budget(tag: tag)))
+        for _ in 0..<40 { AnswerWait.record(tag: tag, nanoseconds: 2_000_000) }
+        #expect(AnswerWait.budget(tag: tag) == 0)
+        for _ in 0..<60 { AnswerWait.record(tag: tag, nanoseconds: 40_000) }
+        #expect(AnswerWait.budget(tag: tag) > 0, "polling comes back when answers are quick again")
     }
 
     @Test("Another version is .wrongVersion, naming it (a JSON frame is version 1)")

@@ -237,18 +237,8 @@ struct AgentTests {
         // answers fill the client's socket (it never reads them), and from then on the agent reads
         // nothing more from it: in the second window the socket takes nothing. An agent that kept
         // reading would go on taking requests (and queueing answers in its memory).
-        func sendFor(_ duration: Duration) -> Int {
-            var accepted = 0
-            let clock = ContinuousClock()
-            let until = clock.now + duration
-            while clock.now < until {
-                let sent = flood.withUnsafeBytes { send(flooding, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if sent > 0 { accepted += sent } else { usleep(10_000) }
-            }
-            return accepted
-        }
-        let filled = sendFor(.milliseconds(1_500))
-        let more = sendFor(.milliseconds(1_500))
+        let filled = sendWithoutReading(flood, on: flooding, for: .milliseconds(1_500))
+        let more = sendWithoutReading(flood, on: flooding, for: .milliseconds(1_500))
         #expect(filled > 0)
         #expect(more < 64 << 10, "the agent went on reading a client that does not read its answers (\(more) bytes more)")
         #expect(try AgentClient(socket: socket).send(.hello).home == TestHome.current!.path)
@@ -318,18 +308,33 @@ struct AgentTests {
         while case let n = recv(fd, &buffer, buffer.count, 0), n > 0 { received += buffer.prefix(n) }
         return received
     }
+}
 
-    private func rawConnect(_ path: String) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else { throw CocoaError(.fileNoSuchFile) }
-        return fd
+/// A bare connection to the agent's socket (no checks, no framing).
+func rawConnect(_ path: String) throws -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
     }
+    let result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard result == 0 else { throw CocoaError(.fileNoSuchFile) }
+    return fd
+}
+
+/// Sends `bytes` again and again on the non-blocking `fd` for `duration`, never reading; the bytes
+/// the socket took. (Once a client's socket is full of answers it does not read, an agent that
+/// stops reading it takes nothing more.)
+func sendWithoutReading(_ bytes: [UInt8], on fd: Int32, for duration: Duration) -> Int {
+    var accepted = 0
+    let clock = ContinuousClock()
+    let until = clock.now + duration
+    while clock.now < until {
+        let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if sent > 0 { accepted += sent } else { usleep(10_000) }
+    }
+    return accepted
 }

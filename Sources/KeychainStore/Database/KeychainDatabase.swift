@@ -77,13 +77,23 @@ package final class KeychainDatabase: Sendable {
 
     /// Runs `body` with exclusive use of the connection and keys, after applying the auto-lock and
     /// following what other processes changed (``Session/refresh()``).
+    /// Inside a ``NonBlockingAttempt``, a session another thread holds is `.wouldBlock` at once.
     func withSession<T: Sendable>(_ body: (inout Session) throws(StoreError) -> T) throws(StoreError) -> T {
-        try session.withLock { (session: inout Session) throws(StoreError) -> T in
-            session.applyAutoLock()
-            try session.refresh()
-            defer { session.lastUse = .now }
-            return try body(&session)
+        guard NonBlockingAttempt.isActive else {
+            return try session.withLock { (session: inout Session) throws(StoreError) -> T in try Self.use(&session, body) }
         }
+        guard let result = try session.withLockIfAvailable({ (session: inout Session) throws(StoreError) -> T in try Self.use(&session, body) }) else {
+            throw NonBlockingAttempt.wouldBlock("the keychain is in use by another thread")
+        }
+        return result
+    }
+
+    /// `body` on the locked session, after the auto-lock and what other processes changed.
+    private static func use<T: Sendable>(_ session: inout Session, _ body: (inout Session) throws(StoreError) -> T) throws(StoreError) -> T {
+        session.applyAutoLock()
+        try session.refresh()
+        defer { session.lastUse = .now }
+        return try body(&session)
     }
 
     /// Runs SQLite's integrity check; returns its report ("ok" when the file is sound).

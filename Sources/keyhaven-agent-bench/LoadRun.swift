@@ -1,0 +1,104 @@
+import Foundation
+
+/// Many client processes reading through the agent at once, against one process reading in
+/// process on the same cores: throughput and each client's latency.
+struct LoadRun {
+    let options: Options
+    let size: Int
+
+    struct Result {
+        /// Calls a second in process: one thread, and one thread a core.
+        let inProcess: [(threads: Int, rate: Double, latencies: Latencies)]
+        let agentRate: Double
+        let agent: Latencies
+        /// The slowest client's p99 and the fewest calls any client made.
+        let worstClientP99: Double
+        let fewestCalls: Int
+    }
+
+    func run() throws -> Result {
+        let home = try BenchFixture.use(folder: options.fixtures, items: size)
+        var inProcess: [(threads: Int, rate: Double, latencies: Latencies)] = []
+        for threads in Set([1, ProcessInfo.processInfo.activeProcessorCount]).sorted() {
+            let (count, latencies) = Self.readInThreads(threads, size: size, seconds: options.seconds)
+            inProcess.append((threads, Double(count) / options.seconds, latencies))
+        }
+        let agent = try BenchAgent(executable: options.agent, home: home)
+        defer { agent.stop() }
+        let start = now() + 3_000_000_000  // every client connected and warm by then
+        let end = start + UInt64(options.seconds * 1e9)
+        var workers: [(Process, Pipe)] = []
+        for _ in 0..<options.clients {
+            let process = Process()
+            let pipe = Pipe()
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            process.arguments = ["worker", String(size), String(start), String(end)]
+            process.standardOutput = pipe
+            try process.run()
+            workers.append((process, pipe))
+        }
+        var all = Latencies()
+        var worstP99 = 0.0
+        var fewest = Int.max
+        var total = 0
+        for (process, pipe) in workers {
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw BenchFailure("a client failed (exit \(process.terminationStatus))") }
+            var mine = Latencies()
+            for field in output.split(whereSeparator: \.isWhitespace) {
+                guard let value = UInt64(field) else { throw BenchFailure("a client printed \(field)") }
+                mine.append(value)
+            }
+            total += mine.count
+            fewest = min(fewest, mine.count)
+            worstP99 = max(worstP99, mine.p99)
+            all.append(contentsOf: mine)
+        }
+        return Result(inProcess: inProcess, agentRate: Double(total) / options.seconds, agent: all, worstClientP99: worstP99, fewestCalls: fewest)
+    }
+
+    /// Reads random items in process on `threads` threads for `seconds`: the calls made, and their times.
+    static func readInThreads(_ threads: Int, size: Int, seconds: Double) -> (Int, Latencies) {
+        BenchAgent.route(throughAgent: false)
+        for index in 0..<200 { BenchFixture.copyMatching(index % size) }
+        let end = now() + UInt64(seconds * 1e9)
+        let results = UnsafeMutableBufferPointer<Latencies>.allocate(capacity: threads)
+        results.initialize(repeating: Latencies())
+        defer { results.deallocate() }
+        let base = UnsafeSendable(results)
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            var random = SystemRandomNumberGenerator()
+            var mine = Latencies()
+            while now() < end {
+                let index = Int.random(in: 0..<size, using: &random)
+                timed(&mine) { BenchFixture.copyMatching(index) }
+            }
+            base.value[thread] = mine
+        }
+        var all = Latencies()
+        for part in results { all.append(contentsOf: part) }
+        return (all.count, all)
+    }
+
+    /// One client process: reads through the agent from `start` to `end` (monotonic nanoseconds)
+    /// and prints each call's time in nanoseconds.
+    static func worker(size: Int, start: UInt64, end: UInt64) {
+        BenchAgent.route(throughAgent: true)
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<20 { BenchFixture.copyMatching(Int.random(in: 0..<size, using: &random)) }
+        while now() < start { usleep(1_000) }
+        var latencies = Latencies()
+        while now() < end {
+            let index = Int.random(in: 0..<size, using: &random)
+            timed(&latencies) { BenchFixture.copyMatching(index) }
+        }
+        print(latencies.samples.map(String.init).joined(separator: " "))
+    }
+}
+
+/// A buffer written by distinct threads at distinct indices.
+struct UnsafeSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

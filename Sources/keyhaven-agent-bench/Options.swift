@@ -1,0 +1,50 @@
+import Foundation
+
+/// The command line: `keyhaven-agent-bench [--agent PATH] [--fixtures DIR] [--sizes N,N,...]
+/// [--rounds R] [--batch B] [--clients C] [--seconds S] [--only latency|load]`.
+struct Options {
+    var agent: String
+    var fixtures: String
+    var sizes = [1_000, 10_000, 100_000]
+    var rounds = 20
+    var batch = 250
+    var clients = 50
+    var seconds = 5.0
+    var only: String?
+
+    init(_ arguments: [String]) throws {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+        agent = beside + "/keyhavend"
+        // Beside the Benchmarks package's fixtures, not in them: these items are open to every program.
+        fixtures = (ProcessInfo.processInfo.environment["KEYHAVEN_BENCH_FIXTURES"] ?? FileManager.default.currentDirectoryPath + "/Benchmarks/.fixtures")
+            + "/agent-bench"
+        var rest = arguments[...]
+        while let option = rest.popFirst() {
+            guard let value = rest.popFirst() else { throw BenchFailure("\(option) needs a value") }
+            func number() throws -> Int {
+                guard let number = Int(value), number > 0 else { throw BenchFailure("\(option) needs a positive number, not \(value)") }
+                return number
+            }
+            switch option {
+            case "--agent": agent = value
+            case "--fixtures": fixtures = value
+            case "--sizes":
+                sizes = try value.split(separator: ",").map {
+                    guard let size = Int($0), size > 0 else { throw BenchFailure("--sizes takes positive numbers, not \($0)") }
+                    return size
+                }
+            case "--rounds": rounds = try number()
+            case "--batch": batch = try number()
+            case "--clients": clients = try number()
+            case "--seconds":
+                guard let seconds = Double(value), seconds > 0 else { throw BenchFailure("--seconds needs a positive number") }
+                self.seconds = seconds
+            case "--only":
+                guard value == "latency" || value == "load" else { throw BenchFailure("--only takes latency or load") }
+                only = value
+            default: throw BenchFailure("unknown option \(option)")
+            }
+        }
+        try FileManager.default.createDirectory(atPath: fixtures, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+}

@@ -1,0 +1,56 @@
+// keyhaven-agent-bench: what a program sees of a SecItem call through keyhavend, against the same
+// call in process and against a bare echo on the same socket (docs/benchmarks.md, "Through the
+// agent"). scripts/bench-agent.sh builds it and keyhavend in release mode and runs it. Not a test;
+// not installed.
+//
+//   keyhaven-agent-bench [--only latency|load] [--sizes 1000,10000,100000] [--rounds 20] [--batch 250]
+//                        [--clients 50] [--seconds 5] [--agent PATH] [--fixtures DIR]
+//
+// latency: in one process, alternating batches of calls in process and through the agent (and of
+// echoes), per keychain size; p50 and p99 of each, and the ratios. load: CLIENTS processes reading
+// through the agent at once against this process reading in process on 1 and on every core.
+import Foundation
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "worker", arguments.count == 4, let size = Int(arguments[1]), let start = UInt64(arguments[2]),
+   let end = UInt64(arguments[3]) {
+    LoadRun.worker(size: size, start: start, end: end)
+    exit(0)
+}
+
+do {
+    let options = try Options(arguments)
+    print("keyhaven-agent-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(options.rounds) rounds of \(options.batch) calls")
+    let floor = SocketFloor.measure()
+    print("socket floor (two threads, blocking read and write, 40 bytes each way): p50 \(format(floor.p50)) us, p99 \(format(floor.p99)) us")
+    if options.only != "load" {
+        print("")
+        print("| items | operation | in process p50 (us) | agent p50 | agent p99 | agent p50 / in process | agent p99 / p50 | echo p50 | agent p50 / echo |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for size in options.sizes {
+            let (rows, echo) = try LatencyRun(options: options, size: size).run()
+            for row in rows {
+                print("| \(size) | \(row.operation) | \(format(row.inProcess.p50)) | \(format(row.agent.p50)) | \(format(row.agent.p99)) "
+                      + "| \(format(row.agent.p50 / row.inProcess.p50, 2)) | \(format(row.agent.p99 / row.agent.p50, 2)) "
+                      + "| \(format(echo.p50)) | \(format(row.agent.p50 / echo.p50, 2)) |")
+            }
+            print("| \(size) | echo | | \(format(echo.p50)) | \(format(echo.p99)) | | \(format(echo.p99 / echo.p50, 2)) | | |")
+        }
+    }
+    if options.only != "latency" {
+        let size = options.sizes.contains(10_000) ? 10_000 : options.sizes[0]
+        let result = try LoadRun(options: options, size: size).run()
+        print("")
+        print("copy-matching, \(size) items, \(format(options.seconds)) s:")
+        for anchor in result.inProcess {
+            print("  in process, \(anchor.threads) thread(s): \(Int(anchor.rate))/s, p50 \(format(anchor.latencies.p50)) us, p99 \(format(anchor.latencies.p99)) us")
+        }
+        let best = result.inProcess.map(\.rate).max() ?? 1
+        print("  agent, \(options.clients) client processes: \(Int(result.agentRate))/s (\(format(100 * result.agentRate / best, 0))% of the best in process), "
+              + "p50 \(format(result.agent.p50)) us, p99 \(format(result.agent.p99)) us, worst client p99 \(format(result.worstClientP99)) us, "
+              + "fewest calls by one client \(result.fewestCalls)")
+    }
+} catch {
+    FileHandle.standardError.write(Data("keyhaven-agent-bench: \(error)\n".utf8))
+    exit(1)
+}
