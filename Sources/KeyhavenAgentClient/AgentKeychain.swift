@@ -84,16 +84,20 @@ package enum AgentDiscovery {
         // No socket file, no agent: one stat, not a socket and a connect, on every call.
         if mode == "auto" && FileSecurity.fileSize(socket.path) == nil { return nil }
         if confirmed.withLock({ $0[socket.path] }) == home.path,
-           AgentConnectionPool.shared.hasOpenIdleConnection(socket: socket, home: nil) {
+           AgentConnectionPool.shared.hasOpenIdleConnection(socket: socket, home: home.path) {
             return socket
         }
+        // Said on a connection for this home, the one the calls then use: a process holds one
+        // connection to the agent, not two (the agent serves at most 64 at once). An agent for
+        // another home refuses it (`.notAvailable`, saying which it serves).
         do throws(StoreError) {
-            let hello = try AgentConnectionPool.shared.send(.hello, socket: socket, home: nil)
+            let hello = try AgentConnectionPool.shared.send(.hello, socket: socket, home: home.path)
             confirmed.withLock { $0[socket.path] = hello.home }
             if hello.home == home.path { return socket }
             if mode == "on" { throw StoreError(.notAvailable, "the agent at \(socket.path) serves another keychain home") }
             return nil
         } catch {
+            confirmed.withLock { $0[socket.path] = nil }
             if mode == "on" { throw error }
             return nil
         }

@@ -33,6 +33,11 @@ struct LoadRun {
             let pipe = Pipe()
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
             process.arguments = ["worker", String(size), String(start), String(end)]
+            // This process's environment as it is now (setenv named the fixture and the agent's folder).
+            var environment = ProcessInfo.processInfo.environment
+            for name in ["KEYHAVEN_HOME", "XDG_RUNTIME_DIR"] { environment[name] = getenv(name).map { String(cString: $0) } }
+            environment["KEYHAVEN_AGENT"] = "on"
+            process.environment = environment
             process.standardOutput = pipe
             try process.run()
             workers.append((process, pipe))

@@ -153,7 +153,7 @@ struct AgentTests {
         #expect(kept() >= 1 && kept() <= 8)  // at most 8 kept
     }
 
-    @Test("Library discovery says hello once per agent, follows a restart, and falls back when the agent is gone")
+    @Test("Library discovery says hello once per agent on the connection its calls use, follows a restart, and falls back when the agent is gone")
     func discoveryFollowsTheAgent() throws {
         let k = try CommandRunner()
         defer { k.finish() }
@@ -169,12 +169,14 @@ struct AgentTests {
         #expect(try AgentDiscovery.socket(for: home) == nil)  // no agent: the embedded engine
         #expect(try k.run("agent", "start").status == 0)
         #expect(try AgentDiscovery.socket(for: home) == socket)
-        #expect(AgentConnectionPool.shared.hasOpenIdleConnection(socket: socket, home: nil))
+        #expect(AgentConnectionPool.shared.hasOpenIdleConnection(socket: socket, home: home.path))
+        // One connection for the process: the hello went on the one its calls use.
+        #expect(AgentConnectionPool.shared.idleCount(socket: socket, home: nil) == 0)
         #expect(try AgentDiscovery.socket(for: home) == socket)  // answered from the open connection
         #expect(try AgentDiscovery.socket(for: KeychainHome(path: "/elsewhere")) == nil)  // another home: asks, and is told no
         #expect(try k.run("agent", "stop").status == 0)
         Thread.sleep(forTimeInterval: 0.2)
-        #expect(!AgentConnectionPool.shared.hasOpenIdleConnection(socket: socket, home: nil))
+        #expect(!AgentConnectionPool.shared.hasOpenIdleConnection(socket: socket, home: home.path))
         #expect(try AgentDiscovery.socket(for: home) == nil)
         #expect(try k.run("agent", "start").status == 0)
         #expect(try AgentDiscovery.socket(for: home) == socket)
