@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the benchmarks in Benchmarks/ (package-benchmark, release build) and reports them.
 #   scripts/bench.sh          every benchmark at 1,000, 10,000 and 100,000 items, then the command
-#                             against the agent (scripts/bench-command.sh); writes the results
+#                             against the agent (scripts/bench-command.sh) and the library through
+#                             it (scripts/bench-agent.sh); writes the results
 #                             into docs/benchmarks.md between its "bench:begin" and "bench:end" marks
 #   scripts/bench.sh --quick  copy-matching and the floor at 10,000 items only; ends with one line:
 #                             floor ratio R (copy-matching p50 A us vs raw B us at 10000 items)
@@ -66,6 +67,8 @@ if ! $quick; then
     rm -f "$table"
     cat docs/benchmarks.md | sed -n '/bench:begin/,/bench:end/p'
     bash scripts/bench-command.sh
+    # What a program sees through the agent, against in process and the echo (docs/benchmarks.md, "Through the agent").
+    bash scripts/bench-agent.sh
     # The agent's resident memory serving the 100,000-item keychain, after 200 look-ups.
     (
         bin="$(swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path)"

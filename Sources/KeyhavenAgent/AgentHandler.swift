@@ -174,11 +174,13 @@ final class AgentHandler: ChannelInboundHandler {
     }
 
     /// Answers a quick read here, on the event loop, when nothing it needs is busy: two thread
-    /// hand-offs fewer than the pool (docs/benchmarks.md, "Through the agent"). Only a look-up of
+    /// hand-offs fewer than the pool (docs/benchmarks.md, "Through the agent"). Only a `hello`, or a look-up of
     /// at most one item by a program already identified, and only if every lock it needs is free
     /// (``NonBlockingAttempt``); anything else, or a lock held elsewhere, goes to the pool (nil),
     /// with nothing changed. A page SQLite must read from the disk is read here too.
     private func attemptHere(_ request: AgentRequest, home: String?) -> Step? {
+        // A hello touches no keychain and asks nothing of the program: answered at once.
+        if case .hello = request { return Step(service.respond(to: request, forHome: home, context: .inProcess)) }
         guard case .find(_, let query, _, _) = request, query.limit == 1, let client, let identity = client.knownIdentity() else { return nil }
         let (service, requestContext) = (self.service, self.service.context(for: client, identity: identity))
         let outcome = try? NonBlockingAttempt.run { () throws(StoreError) -> AgentService.Outcome in
