@@ -12,10 +12,12 @@ import NIOPosix
 /// One client connection: checks the peer is this user, then answers frames one at a time, in order.
 ///
 /// Requests run on a thread pool (SQLite and scrypt block), so a slow request or a slow client
-/// never holds the event loop, and other clients go on. While a request is being answered the
-/// connection is not read (backpressure): of a client that sends without reading the answers, the
-/// agent holds at most one burst of reads (SwiftNIO's 4 x 64 KiB) and one answer, and the rest
-/// stays in the client's own socket. A malformed frame ends this connection; a client
+/// never holds the event loop, and other clients go on. The exceptions are quick reads whose locks
+/// are all free at that moment (``attemptHere(_:home:)``): answered on the event loop, two thread
+/// hand-offs sooner, and sent to the pool like the rest when a lock is held. While a request is
+/// being answered the connection is not read (backpressure): of a client that sends without reading
+/// the answers, the agent holds at most one burst of reads (SwiftNIO's 4 x 64 KiB) and one answer,
+/// and the rest stays in the client's own socket. A malformed frame ends this connection; a client
 /// beyond ``AgentFraming/maximumConnections`` is closed at once.
 ///
 /// The peer process is pinned at connect (``ClientProcess``). A request that needs the user's
@@ -174,10 +176,10 @@ final class AgentHandler: ChannelInboundHandler {
     }
 
     /// Answers a quick read here, on the event loop, when nothing it needs is busy: two thread
-    /// hand-offs fewer than the pool (docs/benchmarks.md, "Through the agent"). Only a `hello`, or a look-up of
-    /// at most one item by a program already identified, and only if every lock it needs is free
-    /// (``NonBlockingAttempt``); anything else, or a lock held elsewhere, goes to the pool (nil),
-    /// with nothing changed. A page SQLite must read from the disk is read here too.
+    /// hand-offs fewer than the pool (docs/benchmarks.md, "Through the agent"). Only a `hello`, or
+    /// a look-up of at most one item by a program already identified, and only if every lock it
+    /// needs is free (``NonBlockingAttempt``); anything else, or a lock held elsewhere, goes to the
+    /// pool (nil), with nothing changed. A page SQLite must read from the disk is read here too.
     private func attemptHere(_ request: AgentRequest, home: String?) -> Step? {
         // A hello touches no keychain and asks nothing of the program: answered at once.
         if case .hello = request { return Step(service.respond(to: request, forHome: home, context: .inProcess)) }
