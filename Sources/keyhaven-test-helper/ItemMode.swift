@@ -12,7 +12,8 @@ import KeychainServicesExtras
 /// add-any (SecAccessCreate, then SecACLSetContents with no list: every program), add-presence
 /// (kSecAccessControlUserPresence), add-biometry (kSecAccessControlBiometryAny), add-either
 /// (biometry or passcode), read-twice (two reads in this process, with
-/// SecUserPresenceSetReuseDuration($KEYHAVEN_TEST_REUSE) first).
+/// SecUserPresenceSetReuseDuration($KEYHAVEN_TEST_REUSE) first), read-steps (three reads without
+/// a prompt, each after the test says go: a debugger attached in between).
 func runItemMode(operation: String, account: String) -> Never {
     var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "access",
                                 kSecAttrAccount as String: account]
@@ -37,6 +38,21 @@ func runItemMode(operation: String, account: String) -> Never {
         status = SecItemCopyMatching(query as CFDictionary, &result)
         if status == errSecSuccess { status = SecItemCopyMatching(query as CFDictionary, &result) }
         data = result as? Data
+    case "read-steps":
+        // Three reads without a prompt on this process's one connection: the first at once, each
+        // next once the file $KEYHAVEN_TEST_GO.N exists (N = 1, 2); prints `status N` after each.
+        query[kSecReturnData as String] = true
+        query[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIFail
+        let go = ProcessInfo.processInfo.environment["KEYHAVEN_TEST_GO"] ?? "/nonexistent"
+        for step in 0..<3 {
+            if step > 0 {
+                for _ in 0..<600 where !FileManager.default.fileExists(atPath: go + ".\(step)") { usleep(50_000) }
+            }
+            var result: CFTypeRef?
+            print("status \(SecItemCopyMatching(query as CFDictionary, &result))")
+            fflush(nil)
+        }
+        exit(0)
     case "read", "read-noui", "read-skip", "read-quiet":
         query[kSecReturnData as String] = true
         if operation == "read-noui" { query[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIFail }

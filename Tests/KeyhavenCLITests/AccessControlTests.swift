@@ -491,4 +491,41 @@ struct AccessControlTests {
         #expect(s.prompts.text.contains("code injected or is being debugged"))
         #expect(try s.item(s.helper, "read-noui", "x1") == (0, "x1"))
     }
+
+    @Test("A debugger attached to a trusted program after it connected is seen within half a second; the program stays refused after it detaches")
+    func debuggerAttachedLater() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        #expect(try s.item(s.helper, "add", "x1").status == 0)
+        let go = s.folder + "/go"
+        let out = Pipe()
+        let helper = try s.start(s.helper, ["item", "read-steps", "x1"], display: false, groups: nil, extra: ["KEYHAVEN_TEST_GO": go], output: out)
+        defer { if helper.isRunning { helper.terminate() } }
+        var text = ""
+        func waitForStatuses(_ count: Int) {
+            while text.split(separator: "\n").filter({ $0.hasPrefix("status ") }).count < count {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { return }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+        }
+        waitForStatuses(1)
+        #expect(text.hasPrefix("status 0\n"), "the helper reads its own item while untraced")
+        // strace attaches to the running helper, whose connection to the agent stays open.
+        let strace = Process()
+        strace.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
+        strace.arguments = ["-p", String(helper.processIdentifier), "-o", "/dev/null"]
+        strace.standardError = FileHandle.nullDevice
+        try strace.run()
+        Thread.sleep(forTimeInterval: 1.0)  // attached, and past the last reading of TracerPid
+        FileManager.default.createFile(atPath: go + ".1", contents: Data())
+        waitForStatuses(2)
+        kill(strace.processIdentifier, SIGKILL)  // the kernel detaches it from the helper at once
+        strace.waitUntilExit()
+        Thread.sleep(forTimeInterval: 1.0)
+        FileManager.default.createFile(atPath: go + ".2", contents: Data())
+        waitForStatuses(3)
+        helper.waitUntilExit()
+        #expect(text == "status 0\nstatus -25308\nstatus -25308\n")
+    }
 }
