@@ -11,18 +11,23 @@ package enum NonBlockingAttempt {
     package static var isActive: Bool { active }
 
     /// Runs `body` as an attempt that must not wait for a lock.
-    package static func run<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    package static func run<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
         do {
             return try $active.withValue(true) { try body() }
-        } catch let error as StoreError {
-            throw error
         } catch {
-            throw StoreError(.internalError, "an unexpected error in a non-blocking attempt")
+            throw error as! Failure  // withValue rethrows only what `body` threw
         }
     }
 
-    /// The error a lock that is not free raises inside an attempt, saying what would wait.
-    package static func wouldBlock(_ message: String) -> StoreError {
-        StoreError(.wouldBlock, message)
+    /// `body`'s result, or nil when it fails, except that `.wouldBlock` is thrown: for a reading
+    /// whose failure means "none" (no grants readable), where "busy" must not mean "none".
+    package static func unlessBusy<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T? {
+        do throws(StoreError) {
+            return try body()
+        } catch where error.code == .wouldBlock {
+            throw error
+        } catch {
+            return nil
+        }
     }
 }

@@ -23,14 +23,9 @@ package struct AccessGrants: Sendable {
         var query = ItemQuery(itemClass: .genericPassword)
         query.criteria = ["svce": .string(Self.service), "agrp": .string(Self.group)]
         query.limit = nil
-        let items: [StoredItem]
-        do throws(StoreError) {
-            items = try database.find(query, caller: Self.caller, withSecrets: true)
-        } catch where error.code == .wouldBlock {
-            throw error
-        } catch {
-            return []
-        }
+        guard let items = try NonBlockingAttempt.unlessBusy({ () throws(StoreError) in
+            try database.find(query, caller: Self.caller, withSecrets: true)
+        }) else { return [] }
         return items.compactMap { item in
             guard var bytes = item.secret.map(Array.init) else { return nil }
             defer { zeroize(&bytes) }

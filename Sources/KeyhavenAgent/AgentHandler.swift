@@ -39,8 +39,6 @@ final class AgentHandler: ChannelInboundHandler {
     private var busy = false
     /// Inside ``next(context:)``'s loop.
     private var looping = false
-    /// Whether the channel reads on its own (its `autoRead`).
-    private var reading = true
     /// An answer that ends the connection was sent: nothing more is read or answered.
     private var closing = false
     /// Frames read but not yet answered, oldest first (a burst of small requests can be thousands).
@@ -116,10 +114,8 @@ final class AgentHandler: ChannelInboundHandler {
     }
 
     /// Reading paused while an answer is being made or written (backpressure), resumed after;
-    /// the socket's registration changes only when this does.
+    /// SwiftNIO changes the socket's registration only when the value changes.
     private func setAutoRead(_ on: Bool, _ context: ChannelHandlerContext) {
-        guard on != reading else { return }
-        reading = on
         try? context.channel.syncOptions?.setOption(.autoRead, value: on)
     }
 
@@ -184,15 +180,10 @@ final class AgentHandler: ChannelInboundHandler {
         // A hello touches no keychain and asks nothing of the program: answered at once.
         if case .hello = request { return Step(service.respond(to: request, forHome: home, context: .inProcess)) }
         guard case .find(_, let query, _, _) = request, query.limit == 1, let client, let identity = client.knownIdentity() else { return nil }
-        let (service, requestContext) = (self.service, self.service.context(for: client, identity: identity))
-        let outcome = try? NonBlockingAttempt.run { () throws(StoreError) -> AgentService.Outcome in
-            let outcome = service.respond(to: request, forHome: home, context: requestContext)
-            if case .response(let response) = outcome, response.failure?.code == StoreError.Code.wouldBlock.description {
-                throw NonBlockingAttempt.wouldBlock(response.failure?.message ?? "busy")
-            }
-            return outcome
-        }
-        return outcome.map(Step.init)
+        let requestContext = service.context(for: client, identity: identity)
+        let outcome = NonBlockingAttempt.run { service.respond(to: request, forHome: home, context: requestContext) }
+        if case .response(let response) = outcome, response.error?.code == .wouldBlock { return nil }
+        return Step(outcome)
     }
 
     /// What running a request gives: the answer's bytes, or a question for the user.

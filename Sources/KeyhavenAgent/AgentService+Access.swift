@@ -179,12 +179,8 @@ extension AgentService {
     /// The grants kept in the default keychain; nil when it cannot be opened (`.wouldBlock`, in a
     /// ``NonBlockingAttempt``, is thrown: not yet open is not "none granted").
     func grants() throws(StoreError) -> AccessGrants? {
-        do throws(StoreError) {
-            return AccessGrants(database: try registry.database(at: home.defaultKeychainPath, home: home, create: true))
-        } catch where error.code == .wouldBlock {
-            throw error
-        } catch {
-            return nil
+        try NonBlockingAttempt.unlessBusy { () throws(StoreError) in
+            AccessGrants(database: try registry.database(at: home.defaultKeychainPath, home: home, create: true))
         }
     }
 

@@ -5,6 +5,7 @@ import Musl
 #endif
 import CHardening
 import FoundationEssentials
+import KeyhavenAgentClient
 import KeychainModel
 import KeychainStore
 import Synchronization
@@ -26,10 +27,9 @@ package final class ClientProcess: Sendable {
         var identity: ApplicationIdentity
         var device: UInt64
         var inode: UInt64
-        /// When `TracerPid` was last read (``MonotonicClock``), and whether a reading since the
-        /// identity's named a tracer (then the process stays tampered for this connection).
+        /// When `TracerPid` was last read (``MonotonicClock``). A reading that names a tracer
+        /// makes `identity` tampered for the rest of the connection.
         var tracerReadAt: UInt64
-        var traced: Bool
     }
     /// How long a reading of `TracerPid` stands (docs/access.md: reading it costs more than the
     /// rest of a look-up, and a tracer that detaches before a request passes any reading).
@@ -81,8 +81,7 @@ package final class ClientProcess: Sendable {
             return identity
         }
         known.withLock {
-            $0 = Known(identity: identity, device: UInt64(opened.st_dev), inode: UInt64(opened.st_ino), tracerReadAt: MonotonicClock.nanoseconds(),
-                       traced: false)
+            $0 = Known(identity: identity, device: UInt64(opened.st_dev), inode: UInt64(opened.st_ino), tracerReadAt: MonotonicClock.nanoseconds())
         }
         return identity
     }
@@ -97,13 +96,12 @@ package final class ClientProcess: Sendable {
         let now = MonotonicClock.nanoseconds()
         if now &- current.tracerReadAt >= Self.tracerReadingLifetime {
             let traced = isTraced
-            current.traced = current.traced || traced
+            if traced { current.identity.isTampered = true }
             known.withLock { known in
                 known?.tracerReadAt = now
-                if traced { known?.traced = true }
+                if traced { known?.identity.isTampered = true }
             }
         }
-        if current.traced { current.identity.isTampered = true }
         return current.identity
     }
 

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import FoundationEssentials
+import KeyhavenAgentClient
 import KeychainModel
 
 /// One conversation with a pinentry program (GnuPG's prompt: pinentry-curses on a terminal,

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import FoundationEssentials
+import KeyhavenAgentClient
 import KeychainModel
 import Synchronization
 

@@ -82,11 +82,11 @@ package final class AgentClient {
         var frame = AgentFraming.encode(request, home: home)
         defer { zeroize(&frame) }
         let tag = request.tag
-        let sent = AnswerWait.now()
+        let sent = MonotonicClock.nanoseconds()
         try write(frame)
         _ = AnswerWait.poll(fd, budget: AnswerWait.budget(tag: tag), since: sent)
         let header = try read(4)
-        AnswerWait.record(tag: tag, nanoseconds: AnswerWait.now() &- sent)
+        AnswerWait.record(tag: tag, nanoseconds: MonotonicClock.nanoseconds() &- sent)
         let length = header.reduce(0) { $0 << 8 | Int($1) }
         guard length <= AgentFraming.maximumFrame else { throw StoreError(.decode, "the agent sent an oversized message") }
         var payload = try read(length)

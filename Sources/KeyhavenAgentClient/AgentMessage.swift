@@ -146,7 +146,7 @@ extension AgentRequest: WireCodable {
         case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo
     }
 
-    /// The request's tag on the wire.
+    /// The request's tag on the wire: the first byte of its body.
     package var tag: UInt8 {
         let tag: Tag
         switch self {
@@ -174,43 +174,44 @@ extension AgentRequest: WireCodable {
     }
 
     package func write(to w: inout ByteWriter) {
+        w.u8(tag)
         switch self {
-        case .hello: w.u8(Tag.hello.rawValue)
+        case .hello, .shutdown:
+            break
         case .create(let keychain, let password):
-            w.u8(Tag.create.rawValue); keychain.write(to: &w); password.write(to: &w)
+            keychain.write(to: &w); password.write(to: &w)
         case .deleteKeychain(let keychain):
-            w.u8(Tag.deleteKeychain.rawValue); keychain.write(to: &w)
+            keychain.write(to: &w)
         case .unlock(let keychain, let password):
-            w.u8(Tag.unlock.rawValue); keychain.write(to: &w); password.write(to: &w)
+            keychain.write(to: &w); password.write(to: &w)
         case .lock(let keychain):
-            w.u8(Tag.lock.rawValue); keychain.write(to: &w)
+            keychain.write(to: &w)
         case .status(let keychain):
-            w.u8(Tag.status.rawValue); keychain.write(to: &w)
+            keychain.write(to: &w)
         case .changePassword(let keychain, let old, let new):
-            w.u8(Tag.changePassword.rawValue); keychain.write(to: &w); old.write(to: &w); new.write(to: &w)
+            keychain.write(to: &w); old.write(to: &w); new.write(to: &w)
         case .settings(let keychain):
-            w.u8(Tag.settings.rawValue); keychain.write(to: &w)
+            keychain.write(to: &w)
         case .setSettings(let keychain, let settings):
-            w.u8(Tag.setSettings.rawValue); keychain.write(to: &w); settings.write(to: &w)
+            keychain.write(to: &w); settings.write(to: &w)
         case .add(let keychain, let item, let caller):
-            w.u8(Tag.add.rawValue); keychain.write(to: &w); item.write(to: &w); caller.write(to: &w)
+            keychain.write(to: &w); item.write(to: &w); caller.write(to: &w)
         case .find(let keychains, let query, let caller, let withSecrets):
-            w.u8(Tag.find.rawValue); keychains.write(to: &w); query.write(to: &w); caller.write(to: &w); withSecrets.write(to: &w)
+            keychains.write(to: &w); query.write(to: &w); caller.write(to: &w); withSecrets.write(to: &w)
         case .update(let keychains, let query, let changes, let caller):
-            w.u8(Tag.update.rawValue); keychains.write(to: &w); query.write(to: &w); changes.write(to: &w); caller.write(to: &w)
+            keychains.write(to: &w); query.write(to: &w); changes.write(to: &w); caller.write(to: &w)
         case .delete(let keychains, let query, let caller, let makeTombstones):
-            w.u8(Tag.delete.rawValue); keychains.write(to: &w); query.write(to: &w); caller.write(to: &w); makeTombstones.write(to: &w)
+            keychains.write(to: &w); query.write(to: &w); caller.write(to: &w); makeTombstones.write(to: &w)
         case .backup(let keychain, let destination):
-            w.u8(Tag.backup.rawValue); keychain.write(to: &w); destination.write(to: &w)
-        case .shutdown: w.u8(Tag.shutdown.rawValue)
+            keychain.write(to: &w); destination.write(to: &w)
         case .keyOperation(let keychains, let request, let caller):
-            w.u8(Tag.keyOperation.rawValue); keychains.write(to: &w); request.write(to: &w); caller.write(to: &w)
+            keychains.write(to: &w); request.write(to: &w); caller.write(to: &w)
         case .setAccess(let keychains, let query, let change, let password):
-            w.u8(Tag.setAccess.rawValue); keychains.write(to: &w); query.write(to: &w); change.write(to: &w); password.write(to: &w)
+            keychains.write(to: &w); query.write(to: &w); change.write(to: &w); password.write(to: &w)
         case .grants(let change, let password):
-            w.u8(Tag.grants.rawValue); change.write(to: &w); password.write(to: &w)
+            change.write(to: &w); password.write(to: &w)
         case .echo(let data):
-            w.u8(Tag.echo.rawValue); data.write(to: &w)
+            data.write(to: &w)
         }
     }
 

@@ -48,15 +48,8 @@ package enum AnswerWait {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         while true {
             if Glibc.poll(&entry, 1, 0) != 0 { return true }
-            if now() &- start >= budget { return false }
+            if MonotonicClock.nanoseconds() &- start >= budget { return false }
             sched_yield()
         }
-    }
-
-    /// The monotonic clock, in nanoseconds.
-    package static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 }

@@ -42,8 +42,6 @@ final class BenchAgent {
         }
     }
 
-    var pid: Int32 { process.processIdentifier }
-
     func stop() {
         BenchAgent.current = nil
         AgentConnectionPool.shared.removeAll()

@@ -1,4 +1,5 @@
 import Foundation
+import KeyhavenAgentClient
 
 /// Per-call times of one measured operation, in nanoseconds.
 struct Latencies {
@@ -22,11 +23,7 @@ struct Latencies {
 }
 
 /// The monotonic clock, in nanoseconds.
-@inline(__always) func now() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-}
+@inline(__always) func now() -> UInt64 { MonotonicClock.nanoseconds() }
 
 /// Times `body` once.
 @inline(__always) func timed(_ latencies: inout Latencies, _ body: () -> Void) {

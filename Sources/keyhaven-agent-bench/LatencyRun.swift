@@ -14,7 +14,6 @@ struct LatencyRun {
 
     func run() throws -> (rows: [Row], echo: Latencies) {
         let home = try BenchFixture.use(folder: options.fixtures, items: size)
-        BenchFixture.addUpdated()
         let agent = try BenchAgent(executable: options.agent, home: home)
         defer { agent.stop() }
         var random = SystemRandomNumberGenerator()

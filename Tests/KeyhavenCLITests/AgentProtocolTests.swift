@@ -129,13 +129,14 @@ struct AgentProtocolTests {
         #expect(failure.error == StoreError(.itemNotFound, "no such item"))
     }
 
-    @Test("Each request's tag is the first byte of its body")
+    @Test("Each request's tag is the first byte of its body, and the number docs/agent-protocol.md gives it")
     func tags() {
         for request in Self.requests {
             var writer = ByteWriter()
             request.write(to: &writer)
             #expect(writer.bytes.first == request.tag)
         }
+        #expect(Self.requests.map(\.tag) == [1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 18, 19, 19, 16])
     }
 
     @Test("A client polls for an answer only while answers of that kind come soon: never for slow ones")

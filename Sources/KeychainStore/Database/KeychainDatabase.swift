@@ -83,7 +83,7 @@ package final class KeychainDatabase: Sendable {
             return try session.withLock { (session: inout Session) throws(StoreError) -> T in try Self.use(&session, body) }
         }
         guard let result = try session.withLockIfAvailable({ (session: inout Session) throws(StoreError) -> T in try Self.use(&session, body) }) else {
-            throw NonBlockingAttempt.wouldBlock("the keychain is in use by another thread")
+            throw StoreError(.wouldBlock, "the keychain is in use by another thread")
         }
         return result
     }

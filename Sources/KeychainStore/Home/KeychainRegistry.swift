@@ -48,7 +48,7 @@ package final class KeychainRegistry: Sendable {
         if NonBlockingAttempt.isActive {
             // Only a keychain open already: opening one reads and checks its file.
             guard let identity, let cached = open.withLockIfAvailable({ $0[path] }) ?? nil, cached.fileIdentity == identity else {
-                throw NonBlockingAttempt.wouldBlock("the keychain is not open yet: opening it reads its file")
+                throw StoreError(.wouldBlock, "the keychain is not open yet: opening it reads its file")
             }
             return cached
         }
