@@ -275,7 +275,8 @@ let linuxTargets: [Target] = [
         name: "KeyhavenCLITests",
         dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenCLI", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend",
                        "git-credential-keyhaven",
-                       "keyhaven-test-helper", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                       "keyhaven-test-helper", "KeyhavenAgent", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                       .product(name: "NIOPosix", package: "swift-nio")],
         swiftSettings: strictSwift
     ),
     .testTarget(

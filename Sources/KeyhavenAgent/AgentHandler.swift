@@ -34,6 +34,14 @@ final class AgentHandler: ChannelInboundHandler {
     private var client: ClientProcess?
     private let onShutdown: @Sendable () -> Void
     private let connections: ConnectionCount
+    /// The event loop's polling after answers (``Wakefulness``).
+    private let wakefulness: Wakefulness
+    /// This connection's socket, when found (polled after answers).
+    private var descriptor: Int32?
+    /// When the last answer was written (0: none since the last request), and how soon requests
+    /// have been following answers.
+    private var answeredAt: UInt64 = 0
+    private var gaps = PollBudget()
     private var counted = false
     private var verified = false
     private var busy = false
@@ -45,17 +53,20 @@ final class AgentHandler: ChannelInboundHandler {
     private var pending = CircularBuffer<ByteBuffer>()
 
     init(service: AgentService, pool: NIOThreadPool, prompts: NIOThreadPool, connections: ConnectionCount,
-         onShutdown: @escaping @Sendable () -> Void) {
+         wakefulness: Wakefulness, onShutdown: @escaping @Sendable () -> Void) {
         self.service = service
         self.pool = pool
         self.prompts = prompts
         self.connections = connections
+        self.wakefulness = wakefulness
         self.onShutdown = onShutdown
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         if counted { connections.leave() }
         counted = false
+        if let descriptor { wakefulness.forget(descriptor) }
+        descriptor = nil
         context.fireChannelInactive()
     }
 
@@ -74,7 +85,15 @@ final class AgentHandler: ChannelInboundHandler {
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(PeerCredentials.option))
         // The socket's own pidfd of its peer (Linux 6.5+): no window for a recycled pid.
         let pidfd: EventLoopFuture<Int32> = provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(77))
+        let cookie: EventLoopFuture<UInt64> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SocketDescriptor.cookieOption))
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        cookie.whenSuccess { cookie in
+            let (handler, context) = loopBound.value
+            guard context.channel.isActive, let fd = SocketDescriptor.find(cookie: cookie) else { return }
+            handler.descriptor = fd
+            handler.wakefulness.watch(fd)
+        }
         future.and(pidfd.recover { _ in -1 }).whenComplete { result in
             let (handler, context) = loopBound.value
             guard case .success(let (credentials, pidfd)) = result, credentials.uid == getuid() else {
@@ -90,6 +109,10 @@ final class AgentHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if answeredAt != 0 {
+            gaps.record(MonotonicClock.nanoseconds() &- answeredAt)
+            answeredAt = 0
+        }
         pending.append(unwrapInboundIn(data))
         next(context: context)
     }
@@ -111,6 +134,8 @@ final class AgentHandler: ChannelInboundHandler {
         }
         looping = false
         setAutoRead(!busy && !closing, context)
+        // Answered everything it had: the next request may come soon.
+        if !busy, !closing, answeredAt != 0 { wakefulness.stayAwake(for: gaps.whole(longest: Wakefulness.longest)) }
     }
 
     /// Reading paused while an answer is being made or written (backpressure), resumed after;
@@ -203,10 +228,12 @@ final class AgentHandler: ChannelInboundHandler {
     private func run(_ request: AgentRequest, home: String?, round: Int, context: ChannelHandlerContext) {
         let (service, client) = (self.service, self.client)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        wakefulness.leave()
         pool.runIfActive(eventLoop: context.eventLoop) { () -> Step in
             Step(service.respond(to: request, forHome: home, context: service.context(for: client)))
         }.whenComplete { result in
             let (handler, context) = loopBound.value
+            handler.wakefulness.comeBack()
             switch result {
             case .success(let step): handler.take(step, request: request, home: home, round: round, context: context)
             case .failure: context.close(promise: nil)
@@ -225,8 +252,10 @@ final class AgentHandler: ChannelInboundHandler {
                 return
             }
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            wakefulness.leave()
             ask(question, context: requestContext, on: context.eventLoop).whenComplete { answered in
                 let (handler, context) = loopBound.value
+                handler.wakefulness.comeBack()
                 switch answered {
                 case .success:
                     handler.run(request, home: home, round: round + 1, context: context)
@@ -257,6 +286,7 @@ final class AgentHandler: ChannelInboundHandler {
         let written = context.eventLoop.makePromise(of: Void.self)
         written.futureResult.whenComplete { _ in loopBound.value.0.finished(context: loopBound.value.1) }
         context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: bytes)), promise: written)
+        answeredAt = MonotonicClock.nanoseconds()
         zeroize(&bytes)
         if case .shutdown = request { onShutdown() }
     }

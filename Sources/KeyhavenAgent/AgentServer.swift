@@ -45,6 +45,9 @@ package final class AgentServer: Sendable {
         prompts.start()
         let (pool, prompts, service, group) = (self.pool, self.prompts, service, self.group)
         let connections = ConnectionCount(limit: AgentFraming.maximumConnections)
+        // One event loop serves every connection; its polling after answers is shared by them.
+        let loop = group.next()
+        let wakefulness = NIOLoopBoundBox.makeEmptyBox(valueType: Wakefulness.self, eventLoop: loop)
         let shutdown: @Sendable () -> Void = { stop.request() }
         let previousMask = umask(0o177)  // the socket file is created 0600
         defer { umask(previousMask) }
@@ -58,8 +61,11 @@ package final class AgentServer: Sendable {
                 .serverChannelOption(.backlog, value: 64)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        let shared = wakefulness.value ?? Wakefulness(eventLoop: loop)
+                        wakefulness.value = shared
                         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder()))
-                        try channel.pipeline.syncOperations.addHandler(AgentHandler(service: service, pool: pool, prompts: prompts, connections: connections, onShutdown: shutdown))
+                        try channel.pipeline.syncOperations.addHandler(AgentHandler(service: service, pool: pool, prompts: prompts, connections: connections,
+                                                                                    wakefulness: shared, onShutdown: shutdown))
                     }
                 }
                 .bind(unixDomainSocketPath: staging)

@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// How soon something usually comes (a moving average), and how long that makes it worth polling
+/// for it instead of sleeping: the client waiting for an answer (``AnswerWait``) and the agent's
+/// event loop waiting for a client's next request use the same rule.
+///
+/// Polling is worth it when the wait is short: up to twice the recent average, at most `longest`;
+/// a wait that usually lasts longer than `longest` is not polled for at all, so a slow or idle
+/// peer costs no CPU.
+package struct PollBudget: Sendable {
+    /// The moving average in nanoseconds (0: nothing recorded yet).
+    package private(set) var average: UInt64 = 0
+
+    package init() {}
+
+    /// Records that the awaited thing came `nanoseconds` after the wait began (an average over
+    /// about the last eight).
+    package mutating func record(_ nanoseconds: UInt64) {
+        average = average == 0 ? nanoseconds : average - average / 8 + nanoseconds / 8
+    }
+
+    /// How long to poll, in nanoseconds, at most `longest`; `unknown` when nothing is recorded yet.
+    package func budget(longest: UInt64, unknown: UInt64) -> UInt64 {
+        guard longest > 0 else { return 0 }
+        if average == 0 { return min(unknown, longest) }
+        return average * 2 <= longest ? average * 2 : (average <= longest ? longest : 0)
+    }
+
+    /// `longest` when the recent average is within it, else 0 (and 0 before anything is recorded):
+    /// for a waiter whose polling costs only its own idle time (the agent's event loop), which
+    /// then also covers a wait somewhat longer than usual instead of sleeping through it.
+    package func whole(longest: UInt64) -> UInt64 {
+        average != 0 && average <= longest ? longest : 0
+    }
+
+    /// Polls `descriptors` for something to read, giving the CPU to any other runnable thread
+    /// between polls, until one is readable (true) or `budget` nanoseconds after `start` (false).
+    /// Nothing is read: the caller reads, or sleeps as it would have.
+    package static func poll(_ descriptors: inout [pollfd], budget: UInt64, since start: UInt64) -> Bool {
+        guard budget > 0, !descriptors.isEmpty else { return false }
+        while true {
+            if Glibc.poll(&descriptors, nfds_t(descriptors.count), 0) > 0 { return true }
+            if MonotonicClock.nanoseconds() &- start >= budget { return false }
+            sched_yield()
+        }
+    }
+}
