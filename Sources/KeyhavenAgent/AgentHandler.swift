@@ -41,7 +41,7 @@ final class AgentHandler: ChannelInboundHandler {
     /// When the last answer was written (0: none since the last request), and how soon requests
     /// have been following answers.
     private var answeredAt: UInt64 = 0
-    private var gaps = PollBudget()
+    private var gaps = PollBudget(longest: Wakefulness.longest)
     private var counted = false
     private var verified = false
     private var busy = false
@@ -135,7 +135,7 @@ final class AgentHandler: ChannelInboundHandler {
         looping = false
         setAutoRead(!busy && !closing, context)
         // Answered everything it had: the next request may come soon.
-        if !busy, !closing, answeredAt != 0 { wakefulness.stayAwake(for: gaps.whole(longest: Wakefulness.longest)) }
+        if !busy, !closing, answeredAt != 0 { wakefulness.stayAwake(for: gaps.whole()) }
     }
 
     /// Reading paused while an answer is being made or written (backpressure), resumed after;

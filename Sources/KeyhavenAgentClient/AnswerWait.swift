@@ -23,12 +23,12 @@ package enum AnswerWait {
     /// `KEYHAVEN_AGENT_POLL_US` microseconds (0 never polls), read once.
     package static let longest: UInt64 = environmentVariable("KEYHAVEN_AGENT_POLL_US").flatMap { UInt64($0) }.map { $0 * 1000 } ?? 300_000
     /// Recent answer times, per request tag.
-    private static let recent = Mutex([PollBudget](repeating: PollBudget(), count: 32))
+    private static let recent = Mutex([PollBudget](repeating: PollBudget(longest: longest), count: 32))
 
     /// How long to poll for an answer to a request with `tag`, in nanoseconds (0: sleep at once);
     /// half of ``longest`` before any answer of that kind.
     package static func budget(tag: UInt8) -> UInt64 {
-        recent.withLock { $0[Int(tag) & 31] }.budget(longest: longest, unknown: longest / 2)
+        recent.withLock { $0[Int(tag) & 31] }.budget(unknown: longest / 2)
     }
 
     /// Records that an answer to a request with `tag` came `nanoseconds` after it was sent.

@@ -12,28 +12,36 @@ import Musl
 /// a wait that usually lasts longer than `longest` is not polled for at all, so a slow or idle
 /// peer costs no CPU.
 package struct PollBudget: Sendable {
+    /// The longest poll, in nanoseconds (0: never polls).
+    package let longest: UInt64
     /// The moving average in nanoseconds (0: nothing recorded yet).
     package private(set) var average: UInt64 = 0
 
-    package init() {}
-
-    /// Records that the awaited thing came `nanoseconds` after the wait began (an average over
-    /// about the last eight).
-    package mutating func record(_ nanoseconds: UInt64) {
-        average = average == 0 ? nanoseconds : average - average / 8 + nanoseconds / 8
+    package init(longest: UInt64) {
+        self.longest = longest
     }
 
-    /// How long to poll, in nanoseconds, at most `longest`; `unknown` when nothing is recorded yet.
-    package func budget(longest: UInt64, unknown: UInt64) -> UInt64 {
+    /// Records that the awaited thing came `nanoseconds` after the wait began (an average over
+    /// about the last eight). A wait counts as at most four times ``longest``: one long pause (the
+    /// program busy elsewhere, the thread preempted) then moves the average past ``longest`` only
+    /// when the waits were near it already, and a few long ones in a row do.
+    package mutating func record(_ nanoseconds: UInt64) {
+        let wait = min(nanoseconds, longest &* 4)
+        average = average == 0 ? wait : average - average / 8 + wait / 8
+    }
+
+    /// How long to poll, in nanoseconds: twice the average, at most ``longest``, nothing when the
+    /// average is beyond it; `unknown` (at most ``longest``) when nothing is recorded yet.
+    package func budget(unknown: UInt64) -> UInt64 {
         guard longest > 0 else { return 0 }
         if average == 0 { return min(unknown, longest) }
         return average * 2 <= longest ? average * 2 : (average <= longest ? longest : 0)
     }
 
-    /// `longest` when the recent average is within it, else 0 (and 0 before anything is recorded):
-    /// for a waiter whose polling costs only its own idle time (the agent's event loop), which
-    /// then also covers a wait somewhat longer than usual instead of sleeping through it.
-    package func whole(longest: UInt64) -> UInt64 {
+    /// ``longest`` when the average is within it, else 0 (and 0 before anything is recorded): for
+    /// a waiter whose polling costs only its own idle time (the agent's event loop), which then
+    /// also covers a wait somewhat longer than usual instead of sleeping through it.
+    package func whole() -> UInt64 {
         average != 0 && average <= longest ? longest : 0
     }
 

@@ -114,17 +114,23 @@ import Testing
         #expect(back >= .milliseconds(280))
     }
 
-    @Test("The budget follows how soon requests come: twice the recent gap, all of the longest when it is near, none beyond it")
+    @Test("The budget follows how soon things come: twice the recent wait, all of the longest when it is near, none beyond it; one long pause counts as four times the longest")
     func budgetRule() {
-        var gaps = PollBudget()
-        #expect(gaps.budget(longest: 200_000, unknown: 0) == 0)
-        #expect(gaps.budget(longest: 200_000, unknown: 100_000) == 100_000)
+        var gaps = PollBudget(longest: 200_000)
+        #expect(gaps.budget(unknown: 0) == 0)
+        #expect(gaps.budget(unknown: 100_000) == 100_000)
+        #expect(gaps.whole() == 0)
         for _ in 0..<40 { gaps.record(30_000) }
-        #expect((55_000...65_000).contains(gaps.budget(longest: 200_000, unknown: 0)))
-        #expect(gaps.budget(longest: 0, unknown: 0) == 0)
+        #expect((55_000...65_000).contains(gaps.budget(unknown: 0)))
+        #expect(gaps.whole() == 200_000)
+        // One pause of a second among quick requests: still polled for (it counts as 800 us).
+        gaps.record(1_000_000_000)
+        #expect(gaps.whole() == 200_000)
         for _ in 0..<40 { gaps.record(150_000) }
-        #expect(gaps.budget(longest: 200_000, unknown: 0) == 200_000)
+        #expect(gaps.budget(unknown: 0) == 200_000)
         for _ in 0..<40 { gaps.record(5_000_000) }
-        #expect(gaps.budget(longest: 200_000, unknown: 0) == 0)
+        #expect(gaps.budget(unknown: 0) == 0)
+        #expect(gaps.whole() == 0)
+        #expect(PollBudget(longest: 0).budget(unknown: 100_000) == 0)
     }
 }
