@@ -82,6 +82,40 @@ struct AgentQuickReadTests {
         #expect(wrong == 0)
     }
 
+    @Test("A look-up by an identified program is answered on the event loop while every pool thread is busy unlocking another keychain")
+    func answeredWhilePoolIsBusy() throws {
+        let (k, socket, keychain) = try agent(items: 1)
+        defer { k.finish() }
+        let client = try AgentClient(socket: socket)
+        // The first request identifies this program (on the pool).
+        #expect(try client.send(find(0, in: keychain)).items?.count == 1)
+        let other = TestHome.current!.path + "/other.keychain-db"
+        _ = try client.send(.create(keychain: other, password: Data("the right one".utf8)))
+        _ = try client.send(.lock(keychain: other))
+        // Four wrong passwords: each derives a key (scrypt, about a quarter second) on one of the
+        // agent's four pool threads at once.
+        let unlocking = try (0..<4).map { _ in try rawConnect(socket.path) }
+        defer { unlocking.forEach { close($0) } }
+        let unlock = AgentFraming.encode(AgentRequest.unlock(keychain: other, password: Data("a wrong one".utf8)))
+        for fd in unlocking {
+            #expect(unlock.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == unlock.count)
+        }
+        usleep(100_000)
+        // Through the pool, this look-up would wait for an unlock to end and free a thread.
+        #expect(try client.send(find(0, in: keychain)).items?.first?.secret == Data("secret 0".utf8))
+        var pending = unlocking.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        #expect(poll(&pending, nfds_t(pending.count), 0) == 0, "an unlock was answered before the look-up")
+        // The unlocks then fail as they should, and the other keychain stays locked.
+        for fd in unlocking {
+            var header = [UInt8](repeating: 0, count: 4)
+            #expect(recv(fd, &header, 4, Int32(MSG_WAITALL)) == 4)
+            var body = [UInt8](repeating: 0, count: header.reduce(0) { $0 << 8 | Int($1) })
+            #expect(recv(fd, &body, body.count, Int32(MSG_WAITALL)) == body.count)
+            #expect(try AgentFraming.decode(AgentResponse.self, from: body).error?.code == .authFailed)
+        }
+        #expect(try client.send(.status(keychain: other)).status?.isUnlocked == false)
+    }
+
     @Test("A client that sends look-ups and never reads holds one answer; others are answered meanwhile")
     func slowReaderOfLookUps() throws {
         let (k, socket, keychain) = try agent(items: 1)
