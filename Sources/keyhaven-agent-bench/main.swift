@@ -25,16 +25,16 @@ do {
     print("socket floor (two threads, blocking read and write, 40 bytes each way): p50 \(format(floor.p50)) us, p99 \(format(floor.p99)) us")
     if options.only != "load" {
         print("")
-        print("| items | operation | in process p50 (us) | agent p50 | agent p99 | agent p50 / in process | agent p99 / p50 | echo p50 | agent p50 / echo |")
-        print("|---|---|---|---|---|---|---|---|---|")
+        print("| items | operation | in process p50 (us) | in process p99 | agent p50 | agent p99 | agent p50 / in process | agent p99 / p50 | echo p50 | agent p50 / echo |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for size in options.sizes {
             let (rows, echo) = try LatencyRun(options: options, size: size).run()
             for row in rows {
-                print("| \(size) | \(row.operation) | \(format(row.inProcess.p50)) | \(format(row.agent.p50)) | \(format(row.agent.p99)) "
+                print("| \(size) | \(row.operation) | \(format(row.inProcess.p50)) | \(format(row.inProcess.p99)) | \(format(row.agent.p50)) | \(format(row.agent.p99)) "
                       + "| \(format(row.agent.p50 / row.inProcess.p50, 2)) | \(format(row.agent.p99 / row.agent.p50, 2)) "
                       + "| \(format(echo.p50)) | \(format(row.agent.p50 / echo.p50, 2)) |")
             }
-            print("| \(size) | echo | | \(format(echo.p50)) | \(format(echo.p99)) | | \(format(echo.p99 / echo.p50, 2)) | | |")
+            print("| \(size) | echo | | | \(format(echo.p50)) | \(format(echo.p99)) | | \(format(echo.p99 / echo.p50, 2)) | | |")
         }
     }
     if options.only != "latency" {
