@@ -134,8 +134,9 @@ final class AgentHandler: ChannelInboundHandler {
         }
         looping = false
         setAutoRead(!busy && !closing, context)
-        // Answered everything it had: the next request may come soon.
-        if !busy, !closing, answeredAt != 0 { wakefulness.stayAwake(for: gaps.whole()) }
+        // Answered everything it had: the next request may come soon. Only when this connection's
+        // own socket is among those polled (else its next request would not end the poll).
+        if !busy, !closing, answeredAt != 0, descriptor != nil { wakefulness.stayAwake(for: gaps.whole()) }
     }
 
     /// Reading paused while an answer is being made or written (backpressure), resumed after;
