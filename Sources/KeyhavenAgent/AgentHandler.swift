@@ -41,6 +41,8 @@ final class AgentHandler: ChannelInboundHandler {
     /// When the last answer was written (0: none since the last request), and how soon requests
     /// have been following answers.
     private var answeredAt: UInt64 = 0
+    /// The last answer was made on the event loop (a quick read, an echo, a hello), not on a pool.
+    private var answeredHere = false
     private var gaps = PollBudget(longest: Wakefulness.longest)
     private var counted = false
     private var verified = false
@@ -136,7 +138,9 @@ final class AgentHandler: ChannelInboundHandler {
         setAutoRead(!busy && !closing, context)
         // Answered everything it had: the next request may come soon. Only when this connection's
         // own socket is among those polled (else its next request would not end the poll).
-        if !busy, !closing, answeredAt != 0, descriptor != nil { wakefulness.stayAwake(for: gaps.whole()) }
+        // Only after an answer made here: after one from the pool (a write, waiting for the disk)
+        // polling made writes no faster and spent CPU (docs/benchmarks.md, "The event loop stays awake").
+        if !busy, !closing, answeredAt != 0, answeredHere, descriptor != nil { wakefulness.stayAwake(for: gaps.whole()) }
     }
 
     /// Reading paused while an answer is being made or written (backpressure), resumed after;
@@ -182,6 +186,7 @@ final class AgentHandler: ChannelInboundHandler {
         }
         // The floor of the path: answered here, on the event loop, with no keychain touched.
         if case .echo(let data) = request {
+            answeredHere = true
             var response = AgentResponse()
             if data.count <= AgentFraming.maximumEcho { response.data = data } else {
                 response = AgentResponse(error: StoreError(.invalidParameter, "an echo of more than \(AgentFraming.maximumEcho) bytes"))
@@ -190,7 +195,9 @@ final class AgentHandler: ChannelInboundHandler {
             return
         }
         client?.beginRequest()
+        answeredHere = false
         if let step = attemptHere(request, home: home) {
+            answeredHere = true
             take(step, request: request, home: home, round: 0, context: context)
         } else {
             run(request, home: home, round: 0, context: context)

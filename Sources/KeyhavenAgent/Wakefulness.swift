@@ -7,15 +7,15 @@ import KeychainModel
 import KeyhavenAgentClient
 import NIOCore
 
-/// Keeps the agent's event loop awake for a short while after it answers, when the client's next
-/// request usually comes that soon: the loop polls its clients' sockets instead of sleeping in
+/// Keeps the agent's event loop awake for a short while after it answers a quick request on the
+/// loop itself (a look-up, an echo, a hello), when the client's next request usually comes that soon: the loop polls its clients' sockets instead of sleeping in
 /// `epoll_wait`, so the next request is read without a wake-up.
 ///
 /// On a virtual machine whose idle CPUs halt, a thread asleep on another CPU takes tens of
 /// microseconds to wake, and the waker pays for it too (docs/benchmarks.md, "Through the agent").
 /// A program making calls one after another would pay that on every call. So after an answer the
 /// loop polls every connection it serves for up to ``longest`` when that connection's recent gaps
-/// (from an answer to the next request, ``PollBudget``) average within it; as soon as any is
+/// (from an answer to the next request, ``PollBudget``) average within twice it; as soon as any is
 /// readable it stops, and SwiftNIO's `epoll_wait` returns at once. A connection whose requests
 /// come further apart gets no polling, so an idle agent uses no CPU. The loop
 /// does not poll while a request is on a thread pool (its answer comes back as an event-loop task,

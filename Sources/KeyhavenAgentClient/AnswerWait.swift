@@ -14,8 +14,8 @@ import Synchronization
 /// Unix-socket round trip between two processes on this project's machine takes 14 us on one CPU
 /// and 73 us across two). A look-up answered in 100 us is then paid about half again. So the
 /// client polls (yielding the CPU between polls) by ``PollBudget``'s rule: up to twice the recent
-/// answer time of that request kind, at most ``longest``; a kind whose answers take longer
-/// (writes wait for the disk; a busy agent queues) is not polled for at all, so a loaded machine
+/// answer time of that request kind, at most ``longest``; a kind whose answers take more than
+/// twice that (writes wait for the disk; a busy agent queues) is not polled for at all, so a loaded machine
 /// loses nothing to polling. The recent times are kept per request tag, per process. The agent
 /// does the same for the client's next request (`Wakefulness` in KeyhavenAgent).
 package enum AnswerWait {

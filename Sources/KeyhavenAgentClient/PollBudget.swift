@@ -9,8 +9,11 @@ import Musl
 /// event loop waiting for a client's next request use the same rule.
 ///
 /// Polling is worth it when the wait is short: up to twice the recent average, at most `longest`;
-/// a wait that usually lasts longer than `longest` is not polled for at all, so a slow or idle
-/// peer costs no CPU.
+/// a wait that usually lasts longer than twice `longest` is not polled for at all, so a slow or
+/// idle peer costs no CPU. The band between `longest` and twice it keeps polling on: a waiter that
+/// sleeps measures its waits with its own wake-up added (tens of microseconds on a virtual
+/// machine whose idle CPUs halt), and a rule that stopped at `longest` could stop polling on a
+/// noisy moment and then never measure a short wait again.
 package struct PollBudget: Sendable {
     /// The longest poll, in nanoseconds (0: never polls).
     package let longest: UInt64
@@ -31,18 +34,20 @@ package struct PollBudget: Sendable {
     }
 
     /// How long to poll, in nanoseconds: twice the average, at most ``longest``, nothing when the
-    /// average is beyond it; `unknown` (at most ``longest``) when nothing is recorded yet.
+    /// average is beyond twice ``longest``; `unknown` (at most ``longest``) when nothing is
+    /// recorded yet.
     package func budget(unknown: UInt64) -> UInt64 {
         guard longest > 0 else { return 0 }
         if average == 0 { return min(unknown, longest) }
-        return average * 2 <= longest ? average * 2 : (average <= longest ? longest : 0)
+        return average * 2 <= longest ? average * 2 : (average <= longest * 2 ? longest : 0)
     }
 
-    /// ``longest`` when the average is within it, else 0 (and 0 before anything is recorded): for
-    /// a waiter whose polling costs only its own idle time (the agent's event loop), which then
-    /// also covers a wait somewhat longer than usual instead of sleeping through it.
+    /// ``longest`` when the average is within twice it, else 0 (and 0 before anything is
+    /// recorded): for a waiter whose polling costs only its own idle time (the agent's event
+    /// loop), which then also covers a wait somewhat longer than usual instead of sleeping
+    /// through it.
     package func whole() -> UInt64 {
-        average != 0 && average <= longest ? longest : 0
+        average != 0 && average <= longest * 2 ? longest : 0
     }
 
     /// Polls `descriptors` for something to read, giving the CPU to any other runnable thread

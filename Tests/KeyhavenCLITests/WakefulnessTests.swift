@@ -114,7 +114,7 @@ import Testing
         #expect(back >= .milliseconds(280))
     }
 
-    @Test("The budget follows how soon things come: twice the recent wait, all of the longest when it is near, none beyond it; one long pause counts as four times the longest")
+    @Test("The budget follows how soon things come: twice the recent wait, all of the longest up to twice it, none beyond; one long pause counts as four times the longest")
     func budgetRule() {
         var gaps = PollBudget(longest: 200_000)
         #expect(gaps.budget(unknown: 0) == 0)
@@ -128,6 +128,13 @@ import Testing
         #expect(gaps.whole() == 200_000)
         for _ in 0..<40 { gaps.record(150_000) }
         #expect(gaps.budget(unknown: 0) == 200_000)
+        // Between the longest and twice it (a sleeping waiter's waits, its wake-up added): still polled.
+        for _ in 0..<60 { gaps.record(350_000) }
+        #expect(gaps.budget(unknown: 0) == 200_000)
+        #expect(gaps.whole() == 200_000)
+        for _ in 0..<60 { gaps.record(500_000) }
+        #expect(gaps.budget(unknown: 0) == 0)
+        #expect(gaps.whole() == 0)
         for _ in 0..<40 { gaps.record(5_000_000) }
         #expect(gaps.budget(unknown: 0) == 0)
         #expect(gaps.whole() == 0)
