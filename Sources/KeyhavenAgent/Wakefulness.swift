@@ -8,8 +8,9 @@ import KeyhavenAgentClient
 import NIOCore
 
 /// Keeps the agent's event loop awake for a short while after it answers a quick request on the
-/// loop itself (a look-up, an echo, a hello), when the client's next request usually comes that soon: the loop polls its clients' sockets instead of sleeping in
-/// `epoll_wait`, so the next request is read without a wake-up.
+/// loop itself (a look-up, an echo, a hello), when the client's next request usually comes that
+/// soon: the loop polls its clients' sockets instead of sleeping in `epoll_wait`, so the next
+/// request is read without a wake-up.
 ///
 /// On a virtual machine whose idle CPUs halt, a thread asleep on another CPU takes tens of
 /// microseconds to wake, and the waker pays for it too (docs/benchmarks.md, "Through the agent").
@@ -17,9 +18,9 @@ import NIOCore
 /// loop polls every connection it serves for up to ``longest`` when that connection's recent gaps
 /// (from an answer to the next request, ``PollBudget``) average within twice it; as soon as any is
 /// readable it stops, and SwiftNIO's `epoll_wait` returns at once. A connection whose requests
-/// come further apart gets no polling, so an idle agent uses no CPU. The loop
-/// does not poll while a request is on a thread pool (its answer comes back as an event-loop task,
-/// which polling would delay), and a scheduled task (the auto-lock) waits at most ``longest``.
+/// come further apart gets no polling, so an idle agent uses no CPU. The loop does not poll while
+/// a request is on a thread pool (its answer comes back as an event-loop task, which polling would
+/// delay), and a scheduled task (the auto-lock) waits at most ``longest``.
 ///
 /// One per event loop; used only on that loop (``AgentServer`` keeps it in a `NIOLoopBoundBox`).
 package final class Wakefulness {

@@ -15,9 +15,10 @@ import Synchronization
 /// and 73 us across two). A look-up answered in 100 us is then paid about half again. So the
 /// client polls (yielding the CPU between polls) by ``PollBudget``'s rule: up to twice the recent
 /// answer time of that request kind, at most ``longest``; a kind whose answers take more than
-/// twice that (writes wait for the disk; a busy agent queues) is not polled for at all, so a loaded machine
-/// loses nothing to polling. The recent times are kept per request tag, per process. The agent
-/// does the same for the client's next request (`Wakefulness` in KeyhavenAgent).
+/// twice ``longest`` on average (writes wait for the disk; a busy agent queues) is not polled for
+/// at all, so a loaded machine loses nothing to polling. The recent times are kept per request
+/// tag, per process. The agent does the same for the client's next request (`Wakefulness` in
+/// KeyhavenAgent).
 package enum AnswerWait {
     /// The longest a client polls before it sleeps, in nanoseconds: 300 us, or
     /// `KEYHAVEN_AGENT_POLL_US` microseconds (0 never polls), read once.
