@@ -32,7 +32,7 @@ final class HostileProxy: Sendable {
     }
 
     private let box: Box
-    private let task: Task<Void, Error>
+    private let task: Task<Void, any Error>
     let port: Int
 
     var url: String { "http://127.0.0.1:\(port)" }
@@ -43,7 +43,8 @@ final class HostileProxy: Sendable {
         let responder = CallbackResponder<BasicRequestContext> { request, _ in try await Self.forward(request, box: box) }
         let app = Application(responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
                               onServerRunning: { channel in ready.continuation.yield(channel.localAddress?.port ?? 0) })
-        task = Task { try await app.runService() }
+        // On a thread of its own: the tests' waits for `keyhaven` hold the cooperative pool's.
+        task = Task(executorPreference: DedicatedExecutor.shared) { try await app.runService() }
         var port = 0
         for await announced in ready.stream {
             port = announced
