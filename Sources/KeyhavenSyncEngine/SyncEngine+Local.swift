@@ -64,6 +64,7 @@ extension SyncEngine {
     /// exchanged, tombstones for those deleted here, and for records the merge found duplicated.
     func localChanges(_ context: inout RoundContext) throws(SyncEngineError) -> [PendingVersion] {
         let (local, unreadable) = try localItems()
+        context.seenLocal = local.mapValues(\.digest)
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
         var pending: [PendingVersion] = []
         func version(_ item: NewItem?) -> UInt64 {

@@ -41,6 +41,10 @@ struct RoundContext: Sendable {
     var deferred: [LogEntry] = []
     /// The bytes of the log cache file that hold `entries`.
     var cachedBytes = 0
+    /// The digest of each synchronizable item of the keychain as this round last read or wrote
+    /// it. An item that differs from it when the merge is applied was changed here while the
+    /// round ran: it is left as it is, for the next round to take in.
+    var seenLocal: [[UInt8]: [UInt8]] = [:]
 
     init(identity: DeviceIdentity, state: DeviceState) {
         (self.identity, self.state) = (identity, state)

@@ -69,6 +69,13 @@ package final class SyncLoop: Sendable {
         }
     }
 
+    /// How long one long poll of the server waits (`KEYHAVEN_SYNC_LONG_POLL_SECONDS`, 1 to 25;
+    /// 25 by default): a test sets a short one to see that the polls follow one another.
+    static let longPollSeconds: Int = {
+        let asked = ProcessInfo.processInfo.environment["KEYHAVEN_SYNC_LONG_POLL_SECONDS"].flatMap(Int.init) ?? 25
+        return min(max(asked, 1), 25)
+    }()
+
     /// Returns after `seconds`, or sooner: a poke, the keychain file changed, or (with `engine`)
     /// the server has entries after the verified head.
     private func waitForChange(_ engine: SyncEngine?, since stamp: [FileSecurity.Stamp?], seconds: Int) async {
@@ -86,10 +93,18 @@ package final class SyncLoop: Sendable {
             }
             if let engine {
                 group.addTask {
-                    // The server's long poll; an error (the server down) waits out the timer instead.
-                    if (try? await engine.waitForRemoteChange(seconds: min(seconds, 25))) != true {
-                        try? await Task.sleep(for: .seconds(seconds))
+                    // The server's long poll, again after each one that ends empty (a poll that
+                    // ended empty used to leave the device deaf to the server until the timer).
+                    // An error (the server down), or an empty answer at once (the device removed),
+                    // waits out the timer instead.
+                    let poll = min(seconds, Self.longPollSeconds)
+                    while !Task.isCancelled {
+                        let started = ContinuousClock.now
+                        guard let changed = try? await engine.waitForRemoteChange(seconds: poll) else { break }
+                        if changed { return }
+                        if ContinuousClock.now - started < .seconds(poll) / 2 { break }
                     }
+                    try? await Task.sleep(for: .seconds(seconds))
                 }
             }
             await group.next()

@@ -179,10 +179,7 @@ struct SyncDeviceTests {
         try await Self.withDevices(["left", "right"]) { server, _, devices in
             let (a, b) = (devices[0], devices[1])
             try Self.pair(a, [b], server: server)
-            for device in devices {
-                device.usesAgent = true
-                #expect(try device.keyhaven("agent", "start").status == 0)
-            }
+            try Self.startAgents(devices)
             try a.set("live", "v1")
             try await Self.eventually("an add seen on the other device") { try b.items()["live"] == "v1" }
             try a.set("live", "v2")
@@ -240,17 +237,44 @@ struct SyncDeviceTests {
         }
     }
 
-    /// Waits up to 45 seconds for `condition`, polling; records an issue if it never holds.
-    static func eventually(_ what: String, _ condition: () throws -> Bool) async throws {
+    /// Starts each device's agent (which then syncs in the background), with `environment`.
+    static func startAgents(_ devices: [TestDevice], environment: [String: String] = [:]) throws {
+        for device in devices {
+            device.extraEnvironment = environment
+            device.usesAgent = true
+            #expect(try device.keyhaven("agent", "start").status == 0)
+        }
+    }
+
+    /// Waits up to `limit` for `condition`, polling; records an issue if it never holds.
+    static func eventually(_ what: String, within limit: Duration = .seconds(45), _ condition: () throws -> Bool) async throws {
         let start = ContinuousClock.now
-        while ContinuousClock.now - start < .seconds(45) {
+        while ContinuousClock.now - start < limit {
             if try condition() {
                 print("sync: \(what) after \(ContinuousClock.now - start)")
                 return
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        Issue.record("\(what): not within 45 seconds")
+        Issue.record("\(what): not within \(limit)")
+    }
+
+    @Test("With the agents running, a change made after several empty long polls still reaches the other device at once")
+    func pollsFollowOneAnother() async throws {
+        try await Self.withDevices(["early", "idle"]) { server, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try Self.pair(a, [b], server: server)
+            // Long polls of 1 s: the 4 s of quiet below end four of them empty. (A poll that ended
+            // empty once left the device deaf to the server until its round's 60 s timer.)
+            try Self.startAgents(devices, environment: ["KEYHAVEN_SYNC_LONG_POLL_SECONDS": "1"])
+            try a.set("first", "v1")
+            try await Self.eventually("the first add seen on the other device") { try b.items()["first"] == "v1" }
+            try await Task.sleep(for: .seconds(4))
+            try a.set("later", "v1")
+            // The timer would take 50 s and more; a poll answers within a second or two.
+            try await Self.eventually("an add after the quiet seen on the other device", within: .seconds(30)) { try b.items()["later"] == "v1" }
+            for device in devices { #expect(try device.keyhaven("agent", "stop").status == 0) }
+        }
     }
 
     @Test("Two devices create the same items offline: the later value wins everywhere, whichever record id survives")
