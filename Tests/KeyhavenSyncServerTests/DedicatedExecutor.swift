@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// A task executor with one thread of its own, for the in-process ``HostileProxy``.
+/// A task executor with one thread of its own, for the in-process ``HostileProxy`` and the
+/// long-poll test's client.
 ///
 /// A test drives devices by running `keyhaven` and waiting for it to exit, which holds a thread of
 /// Swift's cooperative pool for the whole run, and that pool has as many threads as the machine has
