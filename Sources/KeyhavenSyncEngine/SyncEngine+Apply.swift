@@ -27,18 +27,18 @@ extension SyncEngine {
                 // Only now, and only for an item to write, is its payload opened.
                 guard let item = try Self.item(of: live.version, in: context) else { continue }
                 do {
-                    if local[primaryKey] == nil {
-                        _ = try database.add(item, caller: Self.itemCaller, isReplica: true)
-                        report.added += 1
-                    } else {
+                    if let read = local[primaryKey] {
                         var changes = ItemChanges()
                         changes.attributes = item.attributes
                         changes.secret = item.secret
                         changes.accessControlFlags = item.accessControlFlags
                         changes.isReplica = true
                         _ = try database.update(ItemPayload.query(for: item), with: changes, caller: Self.itemCaller,
-                                                authorize: Self.unchanged(from: local[primaryKey]?.item))
+                                                authorize: Self.unchanged(from: read.item))
                         report.changed += 1
+                    } else {
+                        _ = try database.add(item, caller: Self.itemCaller, isReplica: true)
+                        report.added += 1
                     }
                     digest = try database.find(ItemPayload.query(for: item), caller: Self.itemCaller, withSecrets: true).first
                         .map { ItemPayload.digest(ItemPayload.item($0)) }
@@ -85,12 +85,11 @@ extension SyncEngine {
     /// Refuses a write (`.itemNotFound`, and the transaction changes nothing) unless the item it
     /// would change is still `read`. A delete is shown the item without its secret: then the rest
     /// is compared, change date included, which every change moves.
-    static func unchanged(from read: NewItem?) -> ItemAuthorization {
+    static func unchanged(from read: NewItem) -> ItemAuthorization {
         { (items) throws(StoreError) in
-            guard items.count == 1, var expected = read else {
-                throw StoreError(.itemNotFound, "the item changed since this round read it")
-            }
+            guard items.count == 1 else { throw StoreError(.itemNotFound, "the item changed since this round read it") }
             let current = ItemPayload.item(items[0])
+            var expected = read
             if current.secret == nil { expected.secret = nil }
             guard ItemPayload.digest(current) == ItemPayload.digest(expected) else {
                 throw StoreError(.itemNotFound, "the item changed since this round read it")

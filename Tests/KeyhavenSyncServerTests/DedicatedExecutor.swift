@@ -11,7 +11,7 @@ import Synchronization
 /// `sync create` through the proxy give up after 60 s. Jobs run here in the order they came; none
 /// of them may block.
 final class DedicatedExecutor: TaskExecutor, @unchecked Sendable {
-    /// The one the proxies share.
+    /// The one the proxies and the long-poll test share.
     static let shared = DedicatedExecutor(name: "hostile-proxy")
 
     private let jobs = Mutex<[UnownedJob]>([])
