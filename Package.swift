@@ -189,8 +189,6 @@ let linuxTargets: [Target] = [
         name: "KeyhavenAgent",
         dependencies: [
             "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "CHardening",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
         ],
         swiftSettings: strictSwift
     ),

@@ -39,3 +39,7 @@ int kh_peer_pidfd(int socket) {
     if (getsockopt(socket, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &size) != 0) return -1;
     return pidfd;
 }
+
+int kh_accept_cloexec(int listener) {
+    return accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+}

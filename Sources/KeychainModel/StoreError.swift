@@ -11,7 +11,7 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case diskFull, io, readOnly, invalidKeychain, wrongVersion, dataTooLarge
             case internalError, authFailed, unimplemented, noSuchKeychain, duplicateKeychain
             case unknownFormat, unsupportedFormat, passphraseRequired, pkcs12VerifyFailure, dataNotAvailable
-            case multiplePrivateKeys, userCanceled, wouldBlock
+            case multiplePrivateKeys, userCanceled
         }
         fileprivate let base: Base
         package var description: String { base.rawValue }
@@ -78,10 +78,6 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let multiplePrivateKeys = Code(base: .multiplePrivateKeys)
         /// The user cancelled a prompt, or closed it.
         package static let userCanceled = Code(base: .userCanceled)
-        /// The call would wait for a lock another thread holds. Raised only inside
-        /// ``NonBlockingAttempt``: the agent then runs the request on its pool instead (nothing
-        /// has changed); a client never sees it.
-        package static let wouldBlock = Code(base: .wouldBlock)
     }
 
     /// What went wrong, as a code callers can match on.
@@ -134,7 +130,6 @@ extension StoreError.Code {
         case .dataNotAvailable: return -25316      // errSecDataNotAvailable
         case .multiplePrivateKeys: return -25259   // errSecMultiplePrivKeys
         case .userCanceled: return -128            // errSecUserCanceled
-        case .wouldBlock: return -26276            // errSecInternal (never leaves the agent)
         }
     }
 }

@@ -18,14 +18,11 @@ package struct AccessGrants: Sendable {
     let database: KeychainDatabase
 
     /// Every grant; none when the keychain cannot be read now (locked before its first unlock).
-    /// Throws only `.wouldBlock` (in a ``NonBlockingAttempt``): busy is not "none granted".
-    func all() throws(StoreError) -> [ApplicationGrant] {
+    func all() -> [ApplicationGrant] {
         var query = ItemQuery(itemClass: .genericPassword)
         query.criteria = ["svce": .string(Self.service), "agrp": .string(Self.group)]
         query.limit = nil
-        guard let items = try NonBlockingAttempt.unlessBusy({ () throws(StoreError) in
-            try database.find(query, caller: Self.caller, withSecrets: true)
-        }) else { return [] }
+        guard let items = try? database.find(query, caller: Self.caller, withSecrets: true) else { return [] }
         return items.compactMap { item in
             guard var bytes = item.secret.map(Array.init) else { return nil }
             defer { zeroize(&bytes) }
@@ -36,20 +33,20 @@ package struct AccessGrants: Sendable {
     }
 
     /// The groups granted to `application`.
-    func groups(for application: ApplicationIdentity) throws(StoreError) -> Set<String> {
+    func groups(for application: ApplicationIdentity) -> Set<String> {
         guard !application.isTampered else { return [] }
-        return Set(try all().filter { $0.application.matches(application) }.flatMap(\.groups))
+        return Set(all().filter { $0.application.matches(application) }.flatMap(\.groups))
     }
 
     /// Adds `groups` to what `application` is granted.
     func grant(_ groups: [String], to application: TrustedApplication) throws(StoreError) {
-        let current = try all().first { $0.application.digest == application.digest }?.groups ?? []
+        let current = all().first { $0.application.digest == application.digest }?.groups ?? []
         try save(ApplicationGrant(application: application, groups: current + groups.filter { !current.contains($0) }))
     }
 
     /// Takes `groups` back from `application`; `.itemNotFound` when it had none of them.
     func revoke(_ groups: [String], from application: TrustedApplication) throws(StoreError) {
-        guard let current = try all().first(where: { $0.application.digest == application.digest }),
+        guard let current = all().first(where: { $0.application.digest == application.digest }),
               current.groups.contains(where: groups.contains) else {
             throw StoreError(.itemNotFound, "that application was granted none of those groups")
         }

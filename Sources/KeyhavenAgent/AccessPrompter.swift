@@ -48,7 +48,7 @@ package final class AccessPrompter: Sendable {
         timeout = environment["KEYHAVEN_PROMPT_TIMEOUT"].flatMap(Double.init).map { max(1, $0) } ?? 60
     }
 
-    /// Blocks until the user answers (run it off the event loop and off the request pool).
+    /// Blocks until the user answers (on the thread of the connection that asked).
     package func ask(_ question: AccessQuestion, client: ClientProcess, identity: ApplicationIdentity,
                      database: KeychainDatabase) throws(StoreError) -> AccessAnswer {
         try converse(client: client, identity: identity) { pinentry, terminal, terminalType in

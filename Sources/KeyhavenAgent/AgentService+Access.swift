@@ -57,7 +57,7 @@ extension AgentService {
                 throw StoreError(.missingEntitlement, "the access group \(group) is the agent's own")
             }
             if allowedOnce.contains(group) { continue }
-            if granted == nil { granted = try grants()?.groups(for: identity) ?? [] }
+            if granted == nil { granted = grants()?.groups(for: identity) ?? [] }
             if granted!.contains(group) || granted!.contains("*") { continue }
             missing.append(group)
         }
@@ -156,7 +156,7 @@ extension AgentService {
     package func remember(_ question: AccessQuestion, for identity: ApplicationIdentity) throws(StoreError) {
         switch question.subject {
         case .groups(let groups):
-            guard let grants = try grants() else { throw StoreError(.notAvailable, "the default keychain cannot keep the grant") }
+            guard let grants = grants() else { throw StoreError(.notAvailable, "the default keychain cannot keep the grant") }
             try grants.grant(groups, to: TrustedApplication(identity))
         case .presence:
             break  // never remembered beyond the caller's reuse duration
@@ -176,12 +176,9 @@ extension AgentService {
         }
     }
 
-    /// The grants kept in the default keychain; nil when it cannot be opened (`.wouldBlock`, in a
-    /// ``NonBlockingAttempt``, is thrown: not yet open is not "none granted").
-    func grants() throws(StoreError) -> AccessGrants? {
-        try NonBlockingAttempt.unlessBusy { () throws(StoreError) in
-            AccessGrants(database: try registry.database(at: home.defaultKeychainPath, home: home, create: true))
-        }
+    /// The grants kept in the default keychain; nil when it cannot be opened.
+    func grants() -> AccessGrants? {
+        (try? registry.database(at: home.defaultKeychainPath, home: home, create: true)).map { AccessGrants(database: $0) }
     }
 
     /// An access object from a client: its caller marker is the client (for the keyhaven command,

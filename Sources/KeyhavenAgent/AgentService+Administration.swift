@@ -47,7 +47,7 @@ extension AgentService {
 
     /// Lists the grants, after changing them when asked.
     func changeGrants(_ change: GrantChange?, password: Data?) throws(StoreError) -> [ApplicationGrant] {
-        guard let grants = try grants() else { throw StoreError(.notAvailable, "the default keychain cannot be opened") }
+        guard let grants = grants() else { throw StoreError(.notAvailable, "the default keychain cannot be opened") }
         if let change {
             try Self.checkPassword(password, of: grants.database)
             if let reserved = change.groups.first(where: AccessGrants.reserved.contains) {
@@ -59,7 +59,7 @@ extension AgentService {
             let application = TrustedApplication(try ApplicationIdentityReader.application(atPath: change.application))
             if change.revoke { try grants.revoke(change.groups, from: application) } else { try grants.grant(change.groups, to: application) }
         }
-        return try grants.all()
+        return grants.all()
     }
 
     /// A keychain with a password takes changes to who may use it only with that password.

@@ -88,7 +88,7 @@ package final class ClientProcess: Sendable {
 
     /// The identity read before, if the process still runs that same executable (checked as
     /// ``identity()`` checks it, with a debugger attached since making it tampered); nil when it
-    /// must be read anew (hashing the executable: not a call for the event loop).
+    /// must be read anew (hashing the executable).
     package func knownIdentity() -> ApplicationIdentity? {
         var info = stat()
         guard stat("/proc/\(pid)/exe", &info) == 0, isAlive, var current = known.withLock({ $0 }),

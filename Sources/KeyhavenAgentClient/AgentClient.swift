@@ -24,20 +24,12 @@ package final class AgentClient {
         try socket.verifyFolder()
         fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw StoreError(.notAvailable, "cannot make a socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(socket.path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        let address: sockaddr_un
+        do throws(StoreError) { address = try AgentSocket.address(socket.path) } catch {
             close(fd)
-            throw StoreError(.invalidParameter, "the agent socket path is too long: \(socket.path)")
+            throw error
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in bytes.enumerated() { raw[i] = byte }
-            raw[bytes.count] = 0
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let connected = AgentSocket.withAddress(address) { connect(fd, $0, $1) }
         guard connected == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
@@ -102,26 +94,11 @@ package final class AgentClient {
     }
 
     private func write(_ bytes: [UInt8]) throws(StoreError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StoreError(.notAvailable, "the agent connection broke: \(String(cString: strerror(errno)))")
-            }
-            offset += n
-        }
+        if let reason = SocketIO.send(fd, bytes) { throw StoreError(.notAvailable, "the agent connection broke: \(reason)") }
     }
 
     private func read(_ count: Int) throws(StoreError) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var offset = 0
-        while offset < count {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + offset, count - offset, 0) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw StoreError(.notAvailable, "the agent closed the connection") }
-            offset += n
-        }
-        return buffer
+        guard let bytes = SocketIO.receive(fd, count: count) else { throw StoreError(.notAvailable, "the agent closed the connection") }
+        return bytes
     }
 }

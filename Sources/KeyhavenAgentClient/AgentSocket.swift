@@ -60,6 +60,26 @@ package struct AgentSocket: Sendable, Hashable {
         }
     }
 
+    /// The socket address of `path`; `.invalidParameter` when the path is too long for one.
+    package static func address(_ path: String) throws(StoreError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw StoreError(.invalidParameter, "the agent socket path is too long: \(path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in bytes.enumerated() { raw[i] = byte }
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+
+    /// Calls `body` with `address` as a `sockaddr` and its length (for `connect` and `bind`).
+    package static func withAddress<T>(_ address: sockaddr_un, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        withUnsafePointer(to: address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+    }
+
     /// What is wrong with a folder for the agent's socket, or nil.
     private static func problem(with info: stat) -> String? {
         let kind = info.st_mode & S_IFMT

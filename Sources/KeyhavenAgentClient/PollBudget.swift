@@ -6,7 +6,7 @@ import Musl
 
 /// How soon something usually comes (a moving average), and how long that makes it worth polling
 /// for it instead of sleeping: the client waiting for an answer (``AnswerWait``) and the agent's
-/// event loop waiting for a client's next request use the same rule.
+/// connection threads waiting for a client's next request use the same rule.
 ///
 /// Polling is worth it when the wait is short: up to twice the recent average, at most `longest`;
 /// a wait that usually lasts longer than twice `longest` is not polled for at all, so a slow or
@@ -43,8 +43,8 @@ package struct PollBudget: Sendable {
     }
 
     /// ``longest`` when the average is within twice it, else 0 (and 0 before anything is
-    /// recorded): for a waiter whose polling costs only its own idle time (the agent's event
-    /// loop), which then also covers a wait somewhat longer than usual instead of sleeping
+    /// recorded): for a waiter whose polling costs only its own idle time (a connection's thread
+    /// in the agent), which then also covers a wait somewhat longer than usual instead of sleeping
     /// through it.
     package func whole() -> UInt64 {
         average != 0 && average <= longest * 2 ? longest : 0

@@ -2,14 +2,12 @@ import Foundation
 import KeyhavenAgent
 import KeyhavenAgentClient
 import KeychainTestSupport
-import NIOCore
-import NIOPosix
 import Testing
 
-/// The agent's event loop polls its clients' sockets for a short while after an answer instead of
-/// sleeping (docs/benchmarks.md, "Through the agent"): the poll ends as soon as a client has sent
-/// something, never runs while a request is on a pool, and finds the sockets SwiftNIO does not
-/// name. The budgets here are long so that the bounds hold on a loaded machine.
+/// A connection's thread in the agent polls its socket for a short while after an answer instead
+/// of sleeping (docs/benchmarks.md, "Through the agent"): the poll ends as soon as the client has
+/// sent something, and no more threads poll at once than the limit. The budgets here are long so
+/// that the bounds hold on a loaded machine.
 @Suite(.freshKeychain()) struct WakefulnessTests {
     /// A connected pair of Unix stream sockets, closed by the caller.
     func socketPair() throws -> (Int32, Int32) {
@@ -18,100 +16,58 @@ import Testing
         return (fds[0], fds[1])
     }
 
-    /// Runs `setUp` on a fresh event loop, then measures how long until a task queued after it runs.
-    func delay(_ setUp: @escaping @Sendable (NIOLoopBoundBox<Wakefulness>) -> Void, whileWaiting: () -> Void = {}) throws -> Duration {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
-        let loop = group.next()
-        let box = try loop.submit { NIOLoopBoundBox(Wakefulness(eventLoop: loop), eventLoop: loop) }.wait()
+    /// How long `body` took, and what it returned.
+    func timed<T>(_ body: () -> T) -> (T, Duration) {
         let clock = ContinuousClock()
         let start = clock.now
-        let after = loop.makePromise(of: ContinuousClock.Instant.self)
-        // Queued by the set-up, so after any poll the set-up queued.
-        loop.execute {
-            setUp(box)
-            loop.execute { after.succeed(clock.now) }
-        }
-        whileWaiting()
-        return try after.futureResult.wait() - start
+        let value = body()
+        return (value, clock.now - start)
     }
 
-    @Test("A socket of this process is found by its cookie; an unknown cookie, or a file that is no socket, finds nothing")
-    func descriptorByCookie() throws {
-        let (a, b) = try socketPair()
-        defer { close(a); close(b) }
-        let cookie = try #require(SocketDescriptor.cookie(of: b))
-        #expect(SocketDescriptor.find(cookie: cookie) == b)
-        #expect(SocketDescriptor.cookie(of: a) != cookie)
-        #expect(SocketDescriptor.find(cookie: cookie &+ 1_000_000_007) == nil)
-        let file = open("/proc/self/status", O_RDONLY)
-        defer { close(file) }
-        #expect(SocketDescriptor.cookie(of: file) == nil)
-    }
-
-    @Test("The cookie SwiftNIO reads off a channel's socket (as the agent's handler does) finds that channel's descriptor")
-    func channelCookie() throws {
-        let (a, b) = try socketPair()
-        defer { close(b) }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
-        let channel = try ClientBootstrap(group: group).withConnectedSocket(a).wait()  // closes a
-        defer { try? channel.close().wait() }
-        let provider = try #require(channel as? any SocketOptionProvider)
-        let cookie: UInt64 = try provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET),
-                                                                name: SocketOptionName(SocketDescriptor.cookieOption)).wait()
-        #expect(SocketDescriptor.find(cookie: cookie) == a)
-    }
-
-    @Test("With nothing to read the loop polls for its whole budget, and a request that arrives ends the poll at once")
+    @Test("With nothing to read a thread polls for its whole budget, and a request that arrives ends the poll at once")
     func pollEndsOnRequest() throws {
         let (a, b) = try socketPair()
         defer { close(a); close(b) }
-        // Nothing arrives: the next task waits out the budget (it would not if nothing were polled).
-        let held = try delay { box in
-            box.value.watch(a)
-            box.value.stayAwake(for: 300_000_000)
-        }
+        let wakefulness = Wakefulness(limit: 1)
+        // Nothing arrives: the poll lasts its budget and finds nothing.
+        let (found, held) = timed { wakefulness.stayAwake(on: a, for: 300_000_000) }
+        #expect(!found)
         #expect(held >= .milliseconds(280))
         // A byte arrives 50 ms in, well before a 10 s budget ends.
-        let ended = try delay({ box in
-            box.value.watch(a)
-            box.value.stayAwake(for: 10_000_000_000)
-        }, whileWaiting: {
+        let writer = Thread {
             usleep(50_000)
             var byte: UInt8 = 1
             _ = write(b, &byte, 1)
-        })
+        }
+        writer.start()
+        let (arrived, ended) = timed { wakefulness.stayAwake(on: a, for: 10_000_000_000) }
+        #expect(arrived)
         #expect(ended >= .milliseconds(45))
         #expect(ended < .seconds(5))
     }
 
-    @Test("No poll while a request is on a pool, with no socket to poll, or once a connection's socket is forgotten")
+    @Test("No poll with no budget, nor while as many threads as the limit poll; a place is free again once a poll ends")
     func noPoll() throws {
         let (a, b) = try socketPair()
-        defer { close(a); close(b) }
-        let away = try delay { box in
-            box.value.watch(a)
-            box.value.leave()
-            box.value.stayAwake(for: 10_000_000_000)
-        }
-        #expect(away < .seconds(5))
-        let none = try delay { box in box.value.stayAwake(for: 10_000_000_000) }
-        #expect(none < .seconds(5))
-        let forgotten = try delay { box in
-            box.value.watch(a)
-            box.value.forget(a)
-            box.value.stayAwake(for: 10_000_000_000)
-        }
-        #expect(forgotten < .seconds(5))
-        // Back from the pool: polling again (the budget is held).
-        let back = try delay { box in
-            box.value.watch(a)
-            box.value.leave()
-            box.value.comeBack()
-            box.value.stayAwake(for: 300_000_000)
-        }
-        #expect(back >= .milliseconds(280))
+        let (c, d) = try socketPair()
+        defer { close(a); close(b); close(c); close(d) }
+        let wakefulness = Wakefulness(limit: 1)
+        let (none, unbudgeted) = timed { wakefulness.stayAwake(on: a, for: 0) }
+        #expect(!none)
+        #expect(unbudgeted < .seconds(1))
+        // One thread polls `a` for up to 20 s; meanwhile another may not poll at all.
+        let polling = Thread { _ = wakefulness.stayAwake(on: a, for: 20_000_000_000) }
+        polling.start()
+        usleep(100_000)
+        let (found, waited) = timed { wakefulness.stayAwake(on: c, for: 10_000_000_000) }
+        #expect(!found)
+        #expect(waited < .seconds(5))
+        // The first poll ends when `a` is readable; then the place is free.
+        var byte: UInt8 = 1
+        _ = write(b, &byte, 1)
+        usleep(100_000)
+        let (_, heldAgain) = timed { wakefulness.stayAwake(on: c, for: 300_000_000) }
+        #expect(heldAgain >= .milliseconds(280))
     }
 
     @Test("The budget follows how soon things come: twice the recent wait, all of the longest up to twice it, none beyond; one long pause counts as four times the longest")

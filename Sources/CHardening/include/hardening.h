@@ -24,4 +24,8 @@ int kh_pidfd_alive(int pidfd);
 /// The pidfd of a connected Unix socket's peer (SO_PEERPIDFD, Linux 6.5), or -1.
 int kh_peer_pidfd(int socket);
 
+/// accept4(2) with SOCK_CLOEXEC: the next connection on `listener`, closed in the programs this
+/// process runs (pinentry). -1 with errno set.
+int kh_accept_cloexec(int listener);
+
 #endif

@@ -14,8 +14,6 @@ package enum KeychainSearch {
                 found += try keychain.find(query, caller: caller, withSecrets: withSecrets).map { (keychain, $0) }
             } catch where error.code == .itemNotFound {
                 continue
-            } catch where error.code == .wouldBlock {
-                throw error  // the whole search runs again where it may wait: none is passed over
             } catch {
                 firstError = firstError ?? error
                 continue

@@ -77,15 +77,8 @@ package final class KeychainDatabase: Sendable {
 
     /// Runs `body` with exclusive use of the connection and keys, after applying the auto-lock and
     /// following what other processes changed (``Session/refresh()``).
-    /// Inside a ``NonBlockingAttempt``, a session another thread holds is `.wouldBlock` at once.
     func withSession<T: Sendable>(_ body: (inout Session) throws(StoreError) -> T) throws(StoreError) -> T {
-        guard NonBlockingAttempt.isActive else {
-            return try session.withLock { (session: inout Session) throws(StoreError) -> T in try Self.use(&session, body) }
-        }
-        guard let result = try session.withLockIfAvailable({ (session: inout Session) throws(StoreError) -> T in try Self.use(&session, body) }) else {
-            throw StoreError(.wouldBlock, "the keychain is in use by another thread")
-        }
-        return result
+        try session.withLock { (session: inout Session) throws(StoreError) -> T in try Self.use(&session, body) }
     }
 
     /// `body` on the locked session, after the auto-lock and what other processes changed.

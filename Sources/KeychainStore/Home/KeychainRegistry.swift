@@ -45,13 +45,6 @@ package final class KeychainRegistry: Sendable {
 
     /// `identity`: the file's identity as just seen (nil: no file).
     private func database(at path: String, home: KeychainHome, create: Bool, identity: FileIdentity?) throws(StoreError) -> KeychainDatabase {
-        if NonBlockingAttempt.isActive {
-            // Only a keychain open already: opening one reads and checks its file.
-            guard let identity, let cached = open.withLockIfAvailable({ $0[path] }) ?? nil, cached.fileIdentity == identity else {
-                throw StoreError(.wouldBlock, "the keychain is not open yet: opening it reads its file")
-            }
-            return cached
-        }
         if let identity, let cached = open.withLock({ $0[path] }), cached.fileIdentity == identity {
             return cached
         }

@@ -1,6 +1,8 @@
 import _CryptoExtras
 import Crypto
+import Dispatch
 import FoundationEssentials
+import Synchronization
 
 /// The memory-hard function that turns a keychain password into the password key: scrypt.
 ///
@@ -65,8 +67,23 @@ package struct PasswordKDF: Sendable, Equatable {
         return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// The password key.
+    /// At most this many keys are derived at once in a process. Each derivation takes up to
+    /// ``maximumMemory``, and the agent answers each client on a thread of its own: 64 clients
+    /// sending wrong passwords at once would otherwise ask for 64 times that.
+    package static let concurrentDerivations = 4
+    private static let derivations = DispatchSemaphore(value: concurrentDerivations)
+    private static let deriving = Atomic<Int>(0)
+    /// How many keys are being derived now.
+    package static var derivingNow: Int { deriving.load(ordering: .relaxed) }
+
+    /// The password key (waiting while ``concurrentDerivations`` others are being derived).
     package func deriveKey(from password: [UInt8]) throws(StoreError) -> SymmetricKey {
+        Self.derivations.wait()
+        Self.deriving.add(1, ordering: .relaxed)
+        defer {
+            Self.deriving.subtract(1, ordering: .relaxed)
+            Self.derivations.signal()
+        }
         do {
             return try KDF.Scrypt.deriveKey(from: password, salt: salt, outputByteCount: 32,
                                             rounds: 1 << Int(logN), blockSize: Int(r), parallelism: Int(p))

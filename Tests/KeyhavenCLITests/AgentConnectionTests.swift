@@ -4,11 +4,11 @@ import KeyhavenAgentClient
 import KeychainTestSupport
 import Testing
 
-/// Look-ups answered on the agent's event loop (no hand-off to its pool) keep what the agent
-/// promises: answers in order, a client that stops reading holds one answer and blocks no one,
-/// and the echo that measures the path's floor touches nothing.
+/// Each connection answered on a thread of its own keeps what the agent promises: answers in
+/// order, a client that stops reading holds one answer and blocks no one, a slow request holds
+/// only its own client, and the echo that measures the path's floor touches nothing.
 @Suite(.freshKeychain())
-struct AgentQuickReadTests {
+struct AgentConnectionTests {
     let caller = Caller(accessGroups: [AccessGroupConfiguration.defaultGroup])
 
     /// An agent with `count` items added by this program (so it may read them without a prompt).
@@ -49,7 +49,7 @@ struct AgentQuickReadTests {
     func pipelinedLookUps() throws {
         let (k, socket, keychain) = try agent(items: 50)
         defer { k.finish() }
-        // The first request identifies this program (on the pool); the rest may be answered on the event loop.
+        // The first request identifies this program; the rest reuse what it found.
         #expect(try AgentClient(socket: socket).send(find(0, in: keychain)).items?.count == 1)
         let fd = try rawConnect(socket.path)
         defer { close(fd) }
@@ -82,18 +82,18 @@ struct AgentQuickReadTests {
         #expect(wrong == 0)
     }
 
-    @Test("A look-up by an identified program is answered on the event loop while every pool thread is busy unlocking another keychain")
-    func answeredWhilePoolIsBusy() throws {
+    @Test("A look-up is answered while four other clients' unlocks of another keychain derive keys")
+    func answeredWhileOthersUnlock() throws {
         let (k, socket, keychain) = try agent(items: 1)
         defer { k.finish() }
         let client = try AgentClient(socket: socket)
-        // The first request identifies this program (on the pool).
+        // The first request identifies this program.
         #expect(try client.send(find(0, in: keychain)).items?.count == 1)
         let other = TestHome.current!.path + "/other.keychain-db"
         _ = try client.send(.create(keychain: other, password: Data("the right one".utf8)))
         _ = try client.send(.lock(keychain: other))
-        // Four wrong passwords: each derives a key (scrypt, about a quarter second) on one of the
-        // agent's four pool threads at once.
+        // Four wrong passwords, each on its own connection: each derives a key (scrypt, about a
+        // quarter second), the most the agent derives at once (PasswordKDF.concurrentDerivations).
         let unlocking = try (0..<4).map { _ in try rawConnect(socket.path) }
         defer { unlocking.forEach { close($0) } }
         let unlock = AgentFraming.encode(AgentRequest.unlock(keychain: other, password: Data("a wrong one".utf8)))
@@ -101,7 +101,7 @@ struct AgentQuickReadTests {
             #expect(unlock.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == unlock.count)
         }
         usleep(100_000)
-        // Through the pool, this look-up would wait for an unlock to end and free a thread.
+        // Behind the unlocks (one thread answering, or a pool they fill), it would wait for them.
         #expect(try client.send(find(0, in: keychain)).items?.first?.secret == Data("secret 0".utf8))
         var pending = unlocking.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         #expect(poll(&pending, nfds_t(pending.count), 0) == 0, "an unlock was answered before the look-up")
@@ -128,7 +128,7 @@ struct AgentQuickReadTests {
         #expect(sendWithoutReading(flood, on: flooding, for: .milliseconds(1_500)) > 0)
         let more = sendWithoutReading(flood, on: flooding, for: .milliseconds(1_500))
         #expect(more < 64 << 10, "the agent went on reading a client that does not read its answers (\(more) bytes more)")
-        // Another client is answered, on the event loop and through the pool alike.
+        // Another client is answered, a look-up and a hello alike.
         let other = try AgentClient(socket: socket)
         #expect(try other.send(find(0, in: keychain)).items?.first?.secret == Data("secret 0".utf8))
         #expect(try other.send(.hello).home == TestHome.current!.path)

@@ -1,14 +1,15 @@
 import Synchronization
 
-/// How many clients the agent serves now, bounded: a client beyond the limit is closed at once,
-/// so no number of connections can take the agent's memory.
-final class ConnectionCount: Sendable {
-    private let limit: Int
+/// A count with a limit, safe from any thread: the agent's clients (a client beyond the limit is
+/// closed at once, so no number of connections can take the agent's memory) and its threads
+/// polling after answers (``Wakefulness``).
+final class BoundedCount: Sendable {
+    let limit: Int
     private let current = Atomic<Int>(0)
 
     init(limit: Int) { self.limit = limit }
 
-    /// Counts a new client; false (and not counted) when the limit is reached.
+    /// Counts one more; false (and not counted) when the limit is reached.
     func enter() -> Bool {
         var seen = current.load(ordering: .relaxed)
         while seen < limit {

@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CHardening
+import FoundationEssentials
+import KeychainStore
+import KeyhavenAgentClient
+
+/// One client connection, served on a thread of its own: checks the peer is this user, then
+/// reads one request, answers it, and reads the next, in order.
+///
+/// A request is answered on the thread that read it: the client's request wakes this thread and
+/// its answer wakes the client, the two wake-ups of a bare socket round trip, with no hand-off to
+/// another thread in between (docs/benchmarks.md, "Through the agent"). A slow request, a prompt
+/// waiting for the user, or a client that stops reading holds this thread only, never another
+/// client's. One request is read at a time (backpressure): of a client that sends without reading
+/// the answers, the agent holds one request and one answer, and the rest stays in the sockets'
+/// buffers. A malformed frame ends this connection.
+///
+/// The peer process is pinned at connect (``ClientProcess``). A request that needs the user's
+/// answer (``AgentService/Outcome/question(_:_:)``) asks here and then runs again with the answer
+/// (it changed nothing the first time).
+final class AgentConnection: Sendable {
+    private let fd: Int32
+    private let service: AgentService
+    private let wakefulness: Wakefulness
+    private let onShutdown: @Sendable () -> Void
+
+    init(fd: Int32, service: AgentService, wakefulness: Wakefulness, onShutdown: @escaping @Sendable () -> Void) {
+        self.fd = fd
+        self.service = service
+        self.wakefulness = wakefulness
+        self.onShutdown = onShutdown
+    }
+
+    /// What follows an answer.
+    private enum Then {
+        case next
+        /// The connection ends once the answer is written (a client of another protocol version).
+        case close
+        /// The agent stops once the answer is written (a `shutdown` request).
+        case stop
+    }
+
+    /// Serves the connection until the client closes it, sends something malformed, or asks the
+    /// agent to stop. The caller closes the socket.
+    func serve() {
+        guard let client = verifiedClient() else { return }
+        // How soon requests have been following answers (when the last answer was written; 0: none).
+        var gaps = PollBudget(longest: Wakefulness.longest)
+        var answeredAt: UInt64 = 0
+        while true {
+            if answeredAt != 0 { _ = wakefulness.stayAwake(on: fd, for: gaps.whole()) }
+            guard let header = SocketIO.receive(fd, count: 4) else { return }
+            if answeredAt != 0 { gaps.record(MonotonicClock.nanoseconds() &- answeredAt) }
+            let length = header.reduce(0) { $0 << 8 | Int($1) }
+            // An oversized length ends the connection before its bytes are read.
+            guard length <= AgentFraming.maximumRequest, var payload = SocketIO.receive(fd, count: length) else { return }
+            let answered = respond(to: payload, client: client)
+            zeroize(&payload)
+            guard case (var bytes, let then)? = answered else { return }
+            let broken = SocketIO.send(fd, bytes) != nil
+            zeroize(&bytes)
+            answeredAt = MonotonicClock.nanoseconds()
+            if case .stop = then { onShutdown() }
+            if broken || then != .next { return }
+        }
+    }
+
+    /// The peer, when it runs as this user (only the agent's own user may talk to it; its folder
+    /// is 0700 too), pinned by the socket's own pidfd of it (Linux 6.5+: no window for a recycled
+    /// pid), else one opened on its pid at once.
+    private func verifiedClient() -> ClientProcess? {
+        guard let credentials = PeerCredentials(socket: fd), credentials.uid == getuid() else { return nil }
+        let pidfd = kh_peer_pidfd(fd)
+        return ClientProcess(pid: credentials.pid, pidfd: pidfd >= 0 ? pidfd : ClientProcess.openPidfd(credentials.pid))
+    }
+
+    /// The answer to one frame, or nil to close the connection without one (a malformed frame).
+    private func respond(to payload: [UInt8], client: ClientProcess) -> ([UInt8], Then)? {
+        let request: AgentRequest
+        let home: String?
+        do throws(StoreError) {
+            (request, home) = try AgentFraming.decodeWithHome(AgentRequest.self, from: payload)
+        } catch {
+            // A client of another protocol version is told so (it can read the version byte);
+            // anything else malformed just ends the connection.
+            guard error.code == .wrongVersion else { return nil }
+            return (AgentFraming.encode(AgentResponse(error: StoreError(.wrongVersion,
+                "keyhavend speaks agent protocol \(AgentFraming.version): stop it (keyhaven agent stop) and run the command again"))), .close)
+        }
+        // The floor of the path: no keychain touched.
+        if case .echo(let data) = request {
+            var response = AgentResponse()
+            if data.count <= AgentFraming.maximumEcho { response.data = data } else {
+                response = AgentResponse(error: StoreError(.invalidParameter, "an echo of more than \(AgentFraming.maximumEcho) bytes"))
+            }
+            return (AgentFraming.encode(response), .next)
+        }
+        let answer = AgentFraming.encode(response(to: request, home: home, client: client))
+        if case .shutdown = request { return (answer, .stop) }
+        return (answer, .next)
+    }
+
+    /// Runs the request; asks the user when it needs to (at most four times), then runs it again.
+    private func response(to request: AgentRequest, home: String?, client: ClientProcess) -> AgentResponse {
+        client.beginRequest()
+        var round = 0
+        while true {
+            switch service.respond(to: request, forHome: home, context: service.context(for: client)) {
+            case .response(let response):
+                return response
+            case .question(let question, let context, let unasked):
+                guard round < 4, context.client != nil, context.identity != nil else {
+                    return AgentResponse(error: StoreError(.interactionNotAllowed, "too many prompts for one request"))
+                }
+                do {
+                    try service.answer(question, context: context)
+                } catch {
+                    var failure = error as? StoreError ?? StoreError(.userCanceled, "the prompt failed")
+                    // No way to ask: the check's own answer (a group not granted: errSecMissingEntitlement).
+                    if failure.code == .interactionNotAllowed { failure = StoreError(unasked.code, unasked.message + "; " + failure.message) }
+                    return AgentResponse(error: failure)
+                }
+            }
+            round += 1
+        }
+    }
+}
