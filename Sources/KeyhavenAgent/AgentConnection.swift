@@ -15,9 +15,10 @@ import KeyhavenAgentClient
 /// its answer wakes the client, the two wake-ups of a bare socket round trip, with no hand-off to
 /// another thread in between (docs/benchmarks.md, "Through the agent"). A slow request, a prompt
 /// waiting for the user, or a client that stops reading holds this thread only, never another
-/// client's. One request is read at a time (backpressure): of a client that sends without reading
-/// the answers, the agent holds one request and one answer, and the rest stays in the sockets'
-/// buffers. A malformed frame ends this connection.
+/// client's; look-ups of one item take turns (``LookUpTurns``). One request is read at a time
+/// (backpressure): of a client that sends without reading the answers, the agent holds one
+/// request and one answer, and the rest stays in the sockets' buffers. A malformed frame ends
+/// this connection.
 ///
 /// The peer process is pinned at connect (``ClientProcess``). A request that needs the user's
 /// answer (``AgentService/Outcome/question(_:_:)``) asks here and then runs again with the answer
@@ -26,12 +27,14 @@ final class AgentConnection: Sendable {
     private let fd: Int32
     private let service: AgentService
     private let wakefulness: Wakefulness
+    private let turns: LookUpTurns
     private let onShutdown: @Sendable () -> Void
 
-    init(fd: Int32, service: AgentService, wakefulness: Wakefulness, onShutdown: @escaping @Sendable () -> Void) {
+    init(fd: Int32, service: AgentService, wakefulness: Wakefulness, turns: LookUpTurns, onShutdown: @escaping @Sendable () -> Void) {
         self.fd = fd
         self.service = service
         self.wakefulness = wakefulness
+        self.turns = turns
         self.onShutdown = onShutdown
     }
 
@@ -104,12 +107,15 @@ final class AgentConnection: Sendable {
         return (answer, .next)
     }
 
-    /// Runs the request; asks the user when it needs to (at most four times), then runs it again.
+    /// Runs the request (a look-up of one item in a turn, ``LookUpTurns``); asks the user when it
+    /// needs to (at most four times, in no turn), then runs it again.
     private func response(to request: AgentRequest, home: String?, client: ClientProcess) -> AgentResponse {
         client.beginRequest()
+        let needsTurn = LookUpTurns.needed(for: request)
         var round = 0
         while true {
-            switch service.respond(to: request, forHome: home, context: service.context(for: client)) {
+            let run = { self.service.respond(to: request, forHome: home, context: self.service.context(for: client)) }
+            switch needsTurn ? turns.inTurn(run) : run() {
             case .response(let response):
                 return response
             case .question(let question, let context, let unasked):

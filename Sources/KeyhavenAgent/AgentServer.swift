@@ -47,11 +47,11 @@ package final class AgentServer: Sendable {
             throw error
         }
         // Serving starts once every property is set: the accept loop uses them.
-        let (wakefulness, service, stop) = (Wakefulness(), service, stop)
+        let (wakefulness, turns, service, stop) = (Wakefulness(), LookUpTurns(), service, stop)
         do throws(StoreError) {
             try AgentThread.start { [self] in
                 acceptLoop { fd in
-                    AgentConnection(fd: fd, service: service, wakefulness: wakefulness, onShutdown: { stop.request() })
+                    AgentConnection(fd: fd, service: service, wakefulness: wakefulness, turns: turns, onShutdown: { stop.request() })
                 }
                 acceptLoopDone.signal()
             }

@@ -19,7 +19,8 @@ struct AccessControlTests {
         let environment: [String: String]
 
         /// `pinentry`: the program the agent runs (the scripted one by default).
-        init(timeout: Int = 20, pinentry: String? = nil) throws {
+        /// `turns`: the agent's turns for look-ups (``LookUpTurns``; as many as the CPUs when nil).
+        init(timeout: Int = 20, pinentry: String? = nil, turns: Int? = nil) throws {
             // As the kernel names it (the temporary folder's path may have a doubled slash).
             folder = URL(fileURLWithPath: try TemporaryFolder.make(prefix: "keyhaven-access")).resolvingSymlinksInPath().path
             helper = CommandRunner.products.appendingPathComponent("keyhaven-test-helper").path
@@ -60,6 +61,7 @@ struct AccessControlTests {
             try "".write(toFile: folder + "/pin", atomically: true, encoding: .utf8)
             var runner = try CommandRunner()
             runner.extraEnvironment = ["KEYHAVEN_PINENTRY": pinentry ?? folder + "/pinentry", "KEYHAVEN_PROMPT_TIMEOUT": String(timeout)]
+            if let turns { runner.extraEnvironment["KEYHAVEN_AGENT_LOOKUP_TURNS"] = String(turns) }
             self.runner = runner
             environment = runner.environment
             #expect(try runner.run("agent", "start").status == 0)
@@ -268,6 +270,26 @@ struct AccessControlTests {
         #expect(Date().timeIntervalSince(started) < 30)
         #expect(try s.item(s.helper, "read", "b1") == (0, "b1"))
         #expect(try s.item(s.copy, "read-noui", "b1", groups: s.helperGroup).status == -25308)
+    }
+
+    @Test("An open prompt holds no look-up's turn: with one turn for look-ups, another program reads meanwhile")
+    func promptHoldsNoTurn() throws {
+        // One turn for look-ups (LookUpTurns): a prompt that held it would hold up the creator's
+        // read until the prompt timed out (20 s).
+        let s = try Setup(timeout: 20, turns: 1)
+        defer { s.finish() }
+        try s.itemSharedWithCopy("h1")
+        try s.answer("hang")
+        let thread = Thread { _ = try? s.item(s.copy, "read", "h1", display: true, groups: s.helperGroup) }
+        thread.start()
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(s.prompts.count == 1)
+        let started = Date()
+        #expect(try s.item(s.helper, "read", "h1") == (0, "h1"))
+        #expect(Date().timeIntervalSince(started) < 10, "the creator's read waited for the prompt")
+        if let hanging = try? String(contentsOfFile: s.folder + "/hanging", encoding: .utf8), let pid = Int32(hanging.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            kill(pid, SIGKILL)
+        }
     }
 
     @Test("One prompt at a time per program: a second request meanwhile fails at once")
