@@ -59,8 +59,9 @@ final class AgentConnection: Sendable {
             guard let header = SocketIO.receive(fd, count: 4) else { return }
             if answeredAt != 0 { gaps.record(MonotonicClock.nanoseconds() &- answeredAt) }
             let length = header.reduce(0) { $0 << 8 | Int($1) }
-            // An oversized length ends the connection before its bytes are read.
-            guard length <= AgentFraming.maximumRequest, var payload = SocketIO.receive(fd, count: length) else { return }
+            // An oversized length ends the connection before its bytes are read; memory is taken
+            // as the bytes come, not for the length announced.
+            guard length <= AgentFraming.maximumRequest, var payload = SocketIO.receiveGrowing(fd, count: length) else { return }
             let answered = respond(to: payload, client: client)
             zeroize(&payload)
             guard case (var bytes, let then)? = answered else { return }

@@ -21,6 +21,23 @@ package enum SocketIO {
         return nil
     }
 
+    /// Reads exactly `count` bytes, into memory taken as they come (at most `step` bytes ahead):
+    /// a peer that announces a large frame and sends nothing holds only `step` bytes. The buffers
+    /// outgrown are freed unwiped: for a process whose freed memory is overwritten (the agent's).
+    /// nil when the connection ends (or breaks) first.
+    package static func receiveGrowing(_ fd: Int32, count: Int, step: Int = 64 << 10) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        while bytes.count < count {
+            guard var chunk = receive(fd, count: min(step, count - bytes.count)) else {
+                zeroize(&bytes)
+                return nil
+            }
+            bytes.append(contentsOf: chunk)
+            zeroize(&chunk)
+        }
+        return bytes
+    }
+
     /// Reads exactly `count` bytes; nil when the connection ends (or breaks) first.
     package static func receive(_ fd: Int32, count: Int) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: count)

@@ -247,8 +247,15 @@ struct AgentTests {
         #expect(try residentKiB(pid) - before < 32 * 1024, "the agent buffered what a client would not read")
         close(flooding)
         // Past 64 clients at once, the next is closed at once; a place that frees is taken again.
+        // Each of the 64 announces a request of the largest size and sends ten bytes of it: the
+        // agent takes memory as bytes come, not 64 x 20 MiB for what was announced.
+        let largest = UInt32(AgentFraming.maximumRequest)
+        let announced = [UInt8(largest >> 24), UInt8(largest >> 16 & 0xFF), UInt8(largest >> 8 & 0xFF), UInt8(largest & 0xFF)] + [UInt8](repeating: 4, count: 10)
+        let beforeHeld = try residentKiB(pid)
         let held = try (0..<AgentFraming.maximumConnections).map { _ in try rawConnect(socket.path) }
-        usleep(200_000)
+        for fd in held { _ = announced.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        usleep(500_000)
+        #expect(try residentKiB(pid) - beforeHeld < 64 * 1024, "the agent took memory for requests announced, not sent")
         #expect(try closesUnanswered(hello, socket: socket.path))
         held.forEach { close($0) }
         usleep(200_000)
