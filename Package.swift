@@ -273,8 +273,7 @@ let linuxTargets: [Target] = [
         name: "KeyhavenCLITests",
         dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenCLI", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend",
                        "git-credential-keyhaven",
-                       "keyhaven-test-helper", "KeyhavenAgent", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                       .product(name: "NIOPosix", package: "swift-nio")],
+                       "keyhaven-test-helper", "KeyhavenAgent", .product(name: "ArgumentParser", package: "swift-argument-parser")],
         swiftSettings: strictSwift
     ),
     .testTarget(
