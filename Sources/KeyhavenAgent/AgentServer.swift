@@ -16,7 +16,6 @@ import Synchronization
 /// ``AgentFraming/maximumConnections`` at once; a client beyond that is closed at once.
 package final class AgentServer: Sendable {
     package let socket: AgentSocket
-    private let service: AgentService
     private let lockFD: Int32
     private let listener: Int32
     private let connections = OpenConnections(limit: AgentFraming.maximumConnections)
@@ -29,7 +28,6 @@ package final class AgentServer: Sendable {
     /// `.duplicateKeychain`-free: another running agent is `.notAvailable` with a message.
     package init(socket: AgentSocket, service: AgentService) throws(StoreError) {
         self.socket = socket
-        self.service = service
         try socket.preparePrivateFolder()
         lockFD = open(socket.lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard lockFD >= 0 else { throw StoreError(.notAvailable, "cannot open \(socket.lockPath)") }
@@ -47,7 +45,7 @@ package final class AgentServer: Sendable {
             throw error
         }
         // Serving starts once every property is set: the accept loop uses them.
-        let (wakefulness, turns, service, stop) = (Wakefulness(), LookUpTurns(), service, stop)
+        let (wakefulness, turns, stop) = (Wakefulness(), LookUpTurns(), stop)
         do throws(StoreError) {
             try AgentThread.start { [self] in
                 acceptLoop { fd in
