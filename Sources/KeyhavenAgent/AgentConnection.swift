@@ -61,7 +61,7 @@ final class AgentConnection: Sendable {
             let length = header.reduce(0) { $0 << 8 | Int($1) }
             // An oversized length ends the connection before its bytes are read; memory is taken
             // as the bytes come, not for the length announced.
-            guard length <= AgentFraming.maximumRequest, var payload = SocketIO.receiveGrowing(fd, count: length) else { return }
+            guard length <= AgentFraming.maximumRequest, var payload = SocketIO.receive(fd, count: length, step: 64 << 10) else { return }
             let answered = respond(to: payload, client: client)
             zeroize(&payload)
             guard case (var bytes, let then)? = answered else { return }

@@ -1,10 +1,9 @@
 import Synchronization
 
-/// A count with a limit, safe from any thread: the agent's clients (a client beyond the limit is
-/// closed at once, so no number of connections can take the agent's memory) and its threads
-/// polling after answers (``Wakefulness``).
+/// A count with a limit, safe from any thread without a lock: the agent's threads polling after
+/// answers (``Wakefulness``).
 final class BoundedCount: Sendable {
-    let limit: Int
+    private let limit: Int
     private let current = Atomic<Int>(0)
 
     init(limit: Int) { self.limit = limit }
@@ -21,6 +20,4 @@ final class BoundedCount: Sendable {
     }
 
     func leave() { current.subtract(1, ordering: .acquiringAndReleasing) }
-
-    var count: Int { current.load(ordering: .relaxed) }
 }

@@ -10,19 +10,20 @@ import Synchronization
 /// memory or threads. A socket is closed only here, under the lock, so ``shutDownAll()`` never
 /// touches a descriptor number the system has given to another file since.
 final class OpenConnections: Sendable {
-    private let count: BoundedCount
+    private let limit: Int
     private let sockets = Mutex<Set<Int32>>([])
 
-    init(limit: Int) { count = BoundedCount(limit: limit) }
+    init(limit: Int) { self.limit = limit }
 
     /// Takes `fd` in; false (and `fd` closed) when the limit is reached.
     func admit(_ fd: Int32) -> Bool {
-        guard count.enter() else {
-            close(fd)
-            return false
+        let admitted = sockets.withLock { sockets in
+            guard sockets.count < limit else { return false }
+            sockets.insert(fd)
+            return true
         }
-        sockets.withLock { _ = $0.insert(fd) }
-        return true
+        if !admitted { close(fd) }
+        return admitted
     }
 
     /// Closes `fd`, a socket ``admit(_:)`` took.
@@ -31,7 +32,6 @@ final class OpenConnections: Sendable {
             $0.remove(fd)
             close(fd)
         }
-        count.leave()
     }
 
     /// Ends every connection (the agent is stopping): a thread waiting in `recv` or `send` on one
@@ -41,5 +41,5 @@ final class OpenConnections: Sendable {
     }
 
     /// How many are open.
-    var open: Int { count.count }
+    var open: Int { sockets.withLock { $0.count } }
 }

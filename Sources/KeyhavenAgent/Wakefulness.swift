@@ -32,9 +32,6 @@ package final class Wakefulness: Sendable {
         polling = BoundedCount(limit: limit)
     }
 
-    /// How many threads may poll at once.
-    package var limit: Int { polling.limit }
-
     /// Polls `fd` for something to read for up to `budget` nanoseconds, when fewer than ``limit``
     /// threads poll now; whether it became readable (false: the caller sleeps in `recv` as before).
     package func stayAwake(on fd: Int32, for budget: UInt64) -> Bool {

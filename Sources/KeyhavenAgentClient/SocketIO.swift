@@ -21,29 +21,16 @@ package enum SocketIO {
         return nil
     }
 
-    /// Reads exactly `count` bytes, into memory taken as they come (at most `step` bytes ahead):
-    /// a peer that announces a large frame and sends nothing holds only `step` bytes. The buffers
-    /// outgrown are freed unwiped: for a process whose freed memory is overwritten (the agent's).
-    /// nil when the connection ends (or breaks) first.
-    package static func receiveGrowing(_ fd: Int32, count: Int, step: Int = 64 << 10) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        while bytes.count < count {
-            guard var chunk = receive(fd, count: min(step, count - bytes.count)) else {
-                zeroize(&bytes)
-                return nil
-            }
-            bytes.append(contentsOf: chunk)
-            zeroize(&chunk)
-        }
-        return bytes
-    }
-
-    /// Reads exactly `count` bytes; nil when the connection ends (or breaks) first.
-    package static func receive(_ fd: Int32, count: Int) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: count)
+    /// Reads exactly `count` bytes; nil when the connection ends (or breaks) first. With a `step`,
+    /// memory is taken as the bytes come, at most `step` bytes ahead: a peer that announces a
+    /// large frame and sends nothing holds only `step` bytes. The buffers outgrown are freed
+    /// unwiped, so a step is for a process whose freed memory is overwritten (the agent's).
+    package static func receive(_ fd: Int32, count: Int, step: Int = .max) -> [UInt8]? {
+        var buffer: [UInt8] = []
         var offset = 0
         while offset < count {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + offset, count - offset, 0) }
+            if offset == buffer.count { buffer.append(contentsOf: repeatElement(0, count: min(step, count - offset))) }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + offset, $0.count - offset, 0) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else {
                 zeroize(&buffer)
