@@ -63,9 +63,7 @@ let linuxTargets: [Target] = [
         pkgConfig: "libcrypto",
         providers: [.apt(["libssl-dev"])]
     ),
-    // Linux calls made from C (some need _GNU_SOURCE or have no glibc wrapper): the agent's
-    // hardening (not dumpable, no core file, freed memory overwritten), pidfds, SO_PEERPIDFD,
-    // accept4, and ppoll for a client waiting on the agent with a timeout finer than milliseconds.
+    // Process hardening for the agent: not dumpable, no core file, freed memory overwritten.
     .target(name: "CHardening"),
     // The engine's plain types: errors, the item model, the keychain home, the wire format.
     // No crypto, no SQLite: the command and the agent client link only this.
@@ -121,7 +119,7 @@ let linuxTargets: [Target] = [
     // The agent protocol and its blocking client (no event loop: the command starts fast).
     .target(
         name: "KeyhavenAgentClient",
-        dependencies: ["KeychainModel", "CHardening"],
+        dependencies: ["KeychainModel"],
         swiftSettings: strictSwift
     ),
     // Sync's log entries, sealed records, key shares and their verification, shared by devices and
@@ -347,6 +345,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.70.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),

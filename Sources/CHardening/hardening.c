@@ -1,8 +1,6 @@
 #define _GNU_SOURCE
 #include "hardening.h"
 #include <malloc.h>
-#include <poll.h>
-#include <time.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -44,10 +42,4 @@ int kh_peer_pidfd(int socket) {
 
 int kh_accept_cloexec(int listener) {
     return accept4(listener, NULL, NULL, SOCK_CLOEXEC);
-}
-
-int kh_wait_readable(int fd, long long nanoseconds) {
-    struct pollfd entry = { .fd = fd, .events = POLLIN, .revents = 0 };
-    struct timespec timeout = { .tv_sec = nanoseconds / 1000000000LL, .tv_nsec = nanoseconds % 1000000000LL };
-    return ppoll(&entry, 1, &timeout, NULL);
 }

@@ -76,7 +76,7 @@ package final class AgentClient {
         let tag = request.tag
         let sent = MonotonicClock.nanoseconds()
         try write(frame)
-        AnswerWait.wait(fd, tag: tag, since: sent)
+        _ = AnswerWait.poll(fd, budget: AnswerWait.budget(tag: tag), since: sent)
         let header = try read(4)
         AnswerWait.record(tag: tag, nanoseconds: MonotonicClock.nanoseconds() &- sent)
         let length = header.reduce(0) { $0 << 8 | Int($1) }

@@ -28,8 +28,4 @@ int kh_peer_pidfd(int socket);
 /// process runs (pinentry). -1 with errno set.
 int kh_accept_cloexec(int listener);
 
-/// ppoll(2) on one descriptor for POLLIN with a timeout in nanoseconds (poll(2)'s is in
-/// milliseconds): 1 when `fd` is readable (or hung up), 0 when the time ran out, -1 with errno set.
-int kh_wait_readable(int fd, long long nanoseconds);
-
 #endif
