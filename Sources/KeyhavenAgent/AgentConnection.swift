@@ -109,13 +109,15 @@ final class AgentConnection: Sendable {
     }
 
     /// Runs the request (a look-up of one item in a turn, ``LookUpTurns``); asks the user when it
-    /// needs to (at most four times, in no turn), then runs it again.
+    /// needs to (at most four times, in no turn), then runs it again. Who the client is is read
+    /// before the turn: the first reading hashes its executable from the disk.
     private func response(to request: AgentRequest, home: String?, client: ClientProcess) -> AgentResponse {
         client.beginRequest()
         let needsTurn = LookUpTurns.needed(for: request)
         var round = 0
         while true {
-            let run = { self.service.respond(to: request, forHome: home, context: self.service.context(for: client)) }
+            let context = service.context(for: client)
+            let run = { self.service.respond(to: request, forHome: home, context: context) }
             switch needsTurn ? turns.inTurn(run) : run() {
             case .response(let response):
                 return response

@@ -17,8 +17,9 @@ import Synchronization
 /// thread polls its own socket for up to ``longest`` when that connection's recent gaps (from an
 /// answer to the next request, ``PollBudget``) average within twice it, and reads as soon as
 /// something comes; a connection whose requests come further apart gets no polling, so an idle
-/// agent uses no CPU. At most ``limit`` threads poll at once (one less than the CPUs, at least
-/// one): under load many clients' threads would otherwise poll on the CPUs the answers need.
+/// agent uses no CPU. At most `limit` threads (given at initialization) poll at once (one less
+/// than the CPUs, at least one): under load many clients' threads would otherwise poll on the
+/// CPUs the answers need.
 package final class Wakefulness: Sendable {
     /// The longest a thread polls after an answer, in nanoseconds: 200 us, or
     /// `KEYHAVEN_AGENT_SPIN_US` microseconds (0 never polls), read once.
@@ -32,7 +33,7 @@ package final class Wakefulness: Sendable {
         polling = BoundedCount(limit: limit)
     }
 
-    /// Polls `fd` for something to read for up to `budget` nanoseconds, when fewer than ``limit``
+    /// Polls `fd` for something to read for up to `budget` nanoseconds, when fewer than `limit`
     /// threads poll now; whether it became readable (false: the caller sleeps in `recv` as before).
     package func stayAwake(on fd: Int32, for budget: UInt64) -> Bool {
         guard budget > 0, polling.enter() else { return false }
