@@ -163,7 +163,7 @@ let linuxTargets: [Target] = [
     // What a SecItem call costs through keyhavend against in process (scripts/bench-agent.sh).
     .executableTarget(
         name: "keyhaven-agent-bench",
-        dependencies: ["KeychainServices", "KeyhavenAgentClient"],
+        dependencies: ["KeychainServices", "KeychainStore", "KeyhavenAgentClient"],
         swiftSettings: strictSwift
     ),
     // The work of `keyhaven sync ...`, which keyhaven runs in its place (as keyhaven-pki).

@@ -5,6 +5,7 @@
 #   scripts/bench-agent.sh                                   latency at 1,000, 10,000 and 100,000 items, then 50 clients
 #   scripts/bench-agent.sh --only latency --sizes 10000      one size
 #   KEYHAVEN_AGENT_POLL_US=0 scripts/bench-agent.sh          clients that never poll for answers (the "before")
+#   scripts/bench-agent.sh --only codec --sizes 10000 --rounds 30   the protocol's encoding and decoding alone
 # Keychains are built in Benchmarks/.fixtures/agent-bench (kept between runs); KEYHAVEN_HOME and
 # XDG_RUNTIME_DIR point at temporary folders, never at the user's keychain or agent.
 set -euo pipefail

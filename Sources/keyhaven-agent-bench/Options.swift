@@ -1,7 +1,7 @@
 import Foundation
 
 /// The command line: `keyhaven-agent-bench [--agent PATH] [--fixtures DIR] [--sizes N,N,...]
-/// [--rounds R] [--batch B] [--clients C] [--seconds S] [--only latency|load]`.
+/// [--rounds R] [--batch B] [--clients C] [--seconds S] [--only latency|load|codec]`.
 struct Options {
     var agent: String
     var fixtures: String
@@ -40,7 +40,7 @@ struct Options {
                 guard let seconds = Double(value), seconds > 0 else { throw BenchFailure("--seconds needs a positive number") }
                 self.seconds = seconds
             case "--only":
-                guard value == "latency" || value == "load" else { throw BenchFailure("--only takes latency or load") }
+                guard ["latency", "load", "codec"].contains(value) else { throw BenchFailure("--only takes latency, load or codec") }
                 only = value
             default: throw BenchFailure("unknown option \(option)")
             }

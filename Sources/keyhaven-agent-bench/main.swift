@@ -3,12 +3,14 @@
 // agent"). scripts/bench-agent.sh builds it and keyhavend in release mode and runs it. Not a test;
 // not installed.
 //
-//   keyhaven-agent-bench [--only latency|load] [--sizes 1000,10000,100000] [--rounds 20] [--batch 250]
+//   keyhaven-agent-bench [--only latency|load|codec] [--sizes 1000,10000,100000] [--rounds 20] [--batch 250]
 //                        [--clients 50] [--seconds 5] [--agent PATH] [--fixtures DIR]
 //
 // latency: in one process, alternating batches of calls in process and through the agent (and of
 // echoes), per keychain size; p50 and p99 of each, and the ratios. load: CLIENTS processes reading
 // through the agent at once against this process reading in process on 1 and on every core.
+// codec (only when asked): the agent protocol's encoding and decoding alone, on a real look-up's
+// request and answer, at the smallest size.
 import Foundation
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -20,6 +22,13 @@ if arguments.first == "worker", arguments.count == 4, let size = Int(arguments[1
 
 do {
     let options = try Options(arguments)
+    if options.only == "codec" {
+        let result = try CodecRun(options: options).run()
+        print("agent protocol codec, one look-up (request \(result.requestBytes) bytes, answer \(result.answerBytes) bytes), best of \(options.rounds) rounds of \(CodecRun.calls):")
+        print("  encode request \(format(result.encodeRequest, 2)) us, decode request \(format(result.decodeRequest, 2)) us, "
+              + "encode answer \(format(result.encodeAnswer, 2)) us, decode answer \(format(result.decodeAnswer, 2)) us, total \(format(result.total, 2)) us")
+        exit(0)
+    }
     print("keyhaven-agent-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(options.rounds) rounds of \(options.batch) calls")
     let floor = SocketFloor.measure()
     print("socket floor (two threads, blocking read and write, 40 bytes each way): p50 \(format(floor.p50)) us, p99 \(format(floor.p99)) us")

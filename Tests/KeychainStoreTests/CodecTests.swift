@@ -115,22 +115,24 @@ import Testing
         #expect(Set(draws).count == 64)
     }
 
-    @Test("Stored text must be valid UTF-8: every malformed sequence is refused, valid text (U+FFFD too) kept")
+    @Test("Stored and sent text must be valid UTF-8: every malformed sequence is refused, valid text (U+FFFD too) kept")
     func storedTextIsValidated() {
         let valid: [[UInt8]] = [[], Array("plain".utf8), Array("caf\u{E9} \u{1F511}".utf8), [0xEF, 0xBF, 0xBD], [0xF4, 0x8F, 0xBF, 0xBF]]
         for bytes in valid {
-            #expect(AttributeCodec.utf8String(ArraySlice(bytes)) == String(decoding: bytes, as: UTF8.self))
+            #expect(String(exactUTF8: ArraySlice(bytes)) == String(decoding: bytes, as: UTF8.self))
         }
         let invalid: [[UInt8]] = [
             [0x80], [0xC3], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
             [0xF8, 0x88, 0x80, 0x80, 0x80], [0xFF], Array("ok".utf8) + [0xE2, 0x82],
+            // Repaired to U+FFFD and "a": as many bytes as the input, so only comparing them tells.
+            [0xF0, 0x9F, 0x98, 0x61],
         ]
         for bytes in invalid {
-            #expect(AttributeCodec.utf8String(ArraySlice(bytes)) == nil, "\(bytes)")
+            #expect(String(exactUTF8: ArraySlice(bytes)) == nil, "\(bytes)")
             #expect(String(validating: bytes, as: UTF8.self) == nil, "the reference refuses \(bytes) too")
         }
         // A slice that does not start at index 0.
         let padded: [UInt8] = [0xFF] + Array("name".utf8)
-        #expect(AttributeCodec.utf8String(padded[1...]) == "name")
+        #expect(String(exactUTF8: padded[1...]) == "name")
     }
 }

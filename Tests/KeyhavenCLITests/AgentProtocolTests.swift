@@ -183,6 +183,8 @@ struct AgentProtocolTests {
             ("count larger than the message", [4, 0, 11] + [0xFF, 0xFF, 0xFF, 0x7F]),
             ("the data is truncated", [4, 0, 6] + [0xFF, 0xFF, 0xFF, 0xFF]),
             ("text that is not UTF-8", [4, 0, 6, 2, 0, 0, 0, 0xC3, 0x28]),
+            // A truncated sequence then "a": repaired, it would be as long as sent.
+            ("text that is not UTF-8", [4, 0, 6, 4, 0, 0, 0, 0xF0, 0x9F, 0x98, 0x61]),
             ("a boolean that is neither 0 nor 1", [4, 7]),
             ("an unknown request", [4, 0, 200]),
         ]

@@ -75,7 +75,7 @@ extension String: WireCodable {
     }
     package init(from reader: inout ByteReader) throws(StoreError) {
         let bytes = try reader.take(Int(try reader.u32()))
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw StoreError(.decode, "text that is not UTF-8") }
+        guard let text = String(exactUTF8: bytes) else { throw StoreError(.decode, "text that is not UTF-8") }
         self = text
     }
 }

@@ -18,7 +18,7 @@ package enum PersistentReference: Sendable, Hashable {
     package init?(_ bytes: Data) {
         let raw = Array(bytes)
         guard raw.count == 20 || raw.count == 12,
-              let name = String(validating: raw[0..<4], as: UTF8.self),
+              let name = String(exactUTF8: raw[0..<4]),
               let itemClass = ItemClass(rawValue: name) else { return nil }
         if raw.count == 20 {
             self = .uuid(itemClass, Data(raw[4...]))

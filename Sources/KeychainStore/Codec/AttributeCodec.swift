@@ -32,7 +32,7 @@ enum AttributeCodec {
         result.reserveCapacity(count)
         for _ in 0..<count {
             let nameLength = Int(try reader.u8())
-            guard let name = utf8String(try reader.take(nameLength)), !name.isEmpty else {
+            guard let name = String(exactUTF8: try reader.take(nameLength)), !name.isEmpty else {
                 throw StoreError(.decode, "stored attribute name is not valid")
             }
             let type = try reader.u8()
@@ -41,7 +41,7 @@ enum AttributeCodec {
             let value: AttributeValue
             switch type {
             case 0x73:
-                guard let s = utf8String(payload) else {
+                guard let s = String(exactUTF8: payload) else {
                     throw StoreError(.decode, "stored string is not UTF-8")
                 }
                 value = .string(s)
@@ -60,13 +60,5 @@ enum AttributeCodec {
             }
         }
         return result
-    }
-
-    /// The bytes as a string if they are valid UTF-8. (Decoding and comparing the result with
-    /// the input is a third of the time of `String(validating:as:)` here: invalid input comes out
-    /// repaired, so it differs.)
-    static func utf8String(_ bytes: ArraySlice<UInt8>) -> String? {
-        let string = String(decoding: bytes, as: UTF8.self)
-        return string.utf8.elementsEqual(bytes) ? string : nil
     }
 }
