@@ -32,7 +32,7 @@ struct CodecRun {
         var query = ItemQuery(itemClass: .genericPassword)
         query.criteria = ["svce": .string(BenchFixture.service), "acct": .string(BenchFixture.account(size / 2))]
         query.limit = 1
-        let request = AgentRequest.find(keychains: [home + "/login.keychain-db"], query: query,
+        let request = AgentRequest.find(keychains: [KeychainHome(path: home).defaultKeychainPath], query: query,
                                         caller: AccessGroupConfiguration.currentCaller(), withSecrets: true)
         let answer = try AgentConnectionPool.shared.send(request, socket: agent.socket, home: home)
         guard answer.items?.first?.secret?.count == BenchFixture.secret.count else { throw BenchFailure("the agent's answer holds no item") }
