@@ -7,10 +7,15 @@ struct LoadRun {
     let size: Int
 
     struct Result {
-        /// Calls a second in process: one thread, and one thread a core.
-        let inProcess: [(threads: Int, rate: Double, latencies: Latencies)]
+        /// Calls a second in process: one thread, and one thread a core; and the process's CPU
+        /// time a call, in microseconds.
+        let inProcess: [(threads: Int, rate: Double, latencies: Latencies, cpuPerCall: Double)]
         let agentRate: Double
         let agent: Latencies
+        /// CPU time a call through the agent, in microseconds: the agent's, and the clients' (each
+        /// client's own while it read); nil when the agent's could not be read.
+        let agentCPUPerCall: Double?
+        let clientsCPUPerCall: Double
         /// The slowest client's p99 and the fewest calls any client made.
         let worstClientP99: Double
         let fewestCalls: Int
@@ -18,10 +23,10 @@ struct LoadRun {
 
     func run() throws -> Result {
         let home = try BenchFixture.use(folder: options.fixtures, items: size)
-        var inProcess: [(threads: Int, rate: Double, latencies: Latencies)] = []
+        var inProcess: [(threads: Int, rate: Double, latencies: Latencies, cpuPerCall: Double)] = []
         for threads in Set([1, ProcessInfo.processInfo.activeProcessorCount]).sorted() {
-            let (count, latencies) = Self.readInThreads(threads, size: size, seconds: options.seconds)
-            inProcess.append((threads, Double(count) / options.seconds, latencies))
+            let (count, latencies, cpu) = Self.readInThreads(threads, size: size, seconds: options.seconds)
+            inProcess.append((threads, Double(count) / options.seconds, latencies, Double(cpu) / 1000 / Double(max(1, count))))
         }
         let agent = try BenchAgent(executable: options.agent, home: home)
         defer { agent.stop() }
@@ -42,16 +47,27 @@ struct LoadRun {
             try process.run()
             workers.append((process, pipe))
         }
+        // The agent's CPU time over the clients' reading window (they print only after it).
+        while now() < start { usleep(1_000) }
+        let agentBefore = CPUTime.of(pid: agent.process.processIdentifier)
+        while now() < end { usleep(1_000) }
+        let agentAfter = CPUTime.of(pid: agent.process.processIdentifier)
         var all = Latencies()
         var worstP99 = 0.0
         var fewest = Int.max
         var total = 0
+        var clientsCPU: UInt64 = 0
         for (process, pipe) in workers {
             let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             guard process.terminationStatus == 0 else { throw BenchFailure("a client failed (exit \(process.terminationStatus))") }
+            var fields = output.split(whereSeparator: \.isWhitespace)[...]
+            guard let first = fields.popFirst(), first.hasPrefix("cpu="), let cpu = UInt64(first.dropFirst(4)) else {
+                throw BenchFailure("a client did not print its CPU time first")
+            }
+            clientsCPU += cpu
             var mine = Latencies()
-            for field in output.split(whereSeparator: \.isWhitespace) {
+            for field in fields {
                 guard let value = UInt64(field) else { throw BenchFailure("a client printed \(field)") }
                 mine.append(value)
             }
@@ -60,13 +76,18 @@ struct LoadRun {
             worstP99 = max(worstP99, mine.p99)
             all.append(contentsOf: mine)
         }
-        return Result(inProcess: inProcess, agentRate: Double(total) / options.seconds, agent: all, worstClientP99: worstP99, fewestCalls: fewest)
+        let calls = Double(max(1, total))
+        let agentCPU = agentBefore.flatMap { before in agentAfter.map { Double($0 &- before) / 1000 / calls } }
+        return Result(inProcess: inProcess, agentRate: Double(total) / options.seconds, agent: all, agentCPUPerCall: agentCPU,
+                      clientsCPUPerCall: Double(clientsCPU) / 1000 / calls, worstClientP99: worstP99, fewestCalls: fewest)
     }
 
-    /// Reads random items in process on `threads` threads for `seconds`: the calls made, and their times.
-    static func readInThreads(_ threads: Int, size: Int, seconds: Double) -> (Int, Latencies) {
+    /// Reads random items in process on `threads` threads for `seconds`: the calls made, their
+    /// times, and the process's CPU time meanwhile (nanoseconds).
+    static func readInThreads(_ threads: Int, size: Int, seconds: Double) -> (Int, Latencies, UInt64) {
         BenchAgent.route(throughAgent: false)
         for index in 0..<200 { BenchFixture.copyMatching(index % size) }
+        let cpuBefore = CPUTime.ofThisProcess()
         let end = now() + UInt64(seconds * 1e9)
         let results = UnsafeMutableBufferPointer<Latencies>.allocate(capacity: threads)
         results.initialize(repeating: Latencies())
@@ -81,23 +102,27 @@ struct LoadRun {
             }
             base.value[thread] = mine
         }
+        let cpu = CPUTime.ofThisProcess() &- cpuBefore
         var all = Latencies()
         for part in results { all.append(contentsOf: part) }
-        return (all.count, all)
+        return (all.count, all, cpu)
     }
 
     /// One client process: reads through the agent from `start` to `end` (monotonic nanoseconds)
-    /// and prints each call's time in nanoseconds.
+    /// and prints its CPU time over that window (`cpu=` nanoseconds), then each call's time in
+    /// nanoseconds.
     static func worker(size: Int, start: UInt64, end: UInt64) {
         BenchAgent.route(throughAgent: true)
         var random = SystemRandomNumberGenerator()
         for _ in 0..<20 { BenchFixture.copyMatching(Int.random(in: 0..<size, using: &random)) }
         while now() < start { usleep(1_000) }
         var latencies = Latencies()
+        let cpuBefore = CPUTime.ofThisProcess()
         while now() < end {
             let index = Int.random(in: 0..<size, using: &random)
             timed(&latencies) { BenchFixture.copyMatching(index) }
         }
+        print("cpu=\(CPUTime.ofThisProcess() &- cpuBefore)")
         print(latencies.samples.map(String.init).joined(separator: " "))
     }
 }

@@ -52,12 +52,18 @@ do {
         print("")
         print("copy-matching, \(size) items, \(format(options.seconds)) s:")
         for anchor in result.inProcess {
-            print("  in process, \(anchor.threads) thread(s): \(Int(anchor.rate))/s, p50 \(format(anchor.latencies.p50)) us, p99 \(format(anchor.latencies.p99)) us")
+            print("  in process, \(anchor.threads) thread(s): \(Int(anchor.rate))/s, p50 \(format(anchor.latencies.p50)) us, p99 \(format(anchor.latencies.p99)) us, "
+                  + "CPU a call \(format(anchor.cpuPerCall)) us")
         }
         let best = result.inProcess.map(\.rate).max() ?? 1
         print("  agent, \(options.clients) client processes: \(Int(result.agentRate))/s (\(format(100 * result.agentRate / best, 0))% of the best in process), "
               + "p50 \(format(result.agent.p50)) us, p99 \(format(result.agent.p99)) us, worst client p99 \(format(result.worstClientP99)) us, "
               + "fewest calls by one client \(result.fewestCalls)")
+        // What 80% of the best in process would allow: the machine's cores over that rate.
+        let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+        print("  CPU a call through the agent: agent \(result.agentCPUPerCall.map { format($0) } ?? "unknown") us, "
+              + "clients \(format(result.clientsCPUPerCall)) us; 80% of the best in process allows at most "
+              + "\(format(cores * 1e6 / (0.8 * best))) us of the machine's CPU a call")
     }
 } catch {
     FileHandle.standardError.write(Data("keyhaven-agent-bench: \(error)\n".utf8))
