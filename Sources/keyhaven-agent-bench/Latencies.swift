@@ -25,6 +25,11 @@ struct Latencies {
 /// The monotonic clock, in nanoseconds.
 @inline(__always) func now() -> UInt64 { MonotonicClock.nanoseconds() }
 
+/// Sleeps in steps of a millisecond until ``now()`` reaches `deadline`.
+func sleep(until deadline: UInt64) {
+    while now() < deadline { usleep(1_000) }
+}
+
 /// Times `body` once.
 @inline(__always) func timed(_ latencies: inout Latencies, _ body: () -> Void) {
     let start = now()

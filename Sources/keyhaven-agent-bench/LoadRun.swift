@@ -48,9 +48,9 @@ struct LoadRun {
             workers.append((process, pipe))
         }
         // The agent's CPU time over the clients' reading window (they print only after it).
-        while now() < start { usleep(1_000) }
+        sleep(until: start)
         let agentBefore = CPUTime.of(pid: agent.process.processIdentifier)
-        while now() < end { usleep(1_000) }
+        sleep(until: end)
         let agentAfter = CPUTime.of(pid: agent.process.processIdentifier)
         var all = Latencies()
         var worstP99 = 0.0
@@ -115,7 +115,7 @@ struct LoadRun {
         BenchAgent.route(throughAgent: true)
         var random = SystemRandomNumberGenerator()
         for _ in 0..<20 { BenchFixture.copyMatching(Int.random(in: 0..<size, using: &random)) }
-        while now() < start { usleep(1_000) }
+        sleep(until: start)
         var latencies = Latencies()
         let cpuBefore = CPUTime.ofThisProcess()
         while now() < end {
