@@ -197,17 +197,17 @@ extension AgentRequest: WireCodable {
         case .add(let keychain, let item, let caller):
             keychain.write(to: &w); item.write(to: &w); caller.write(to: &w)
         case .find(let keychains, let query, let caller, let withSecrets):
-            keychains.write(to: &w); query.write(to: &w); caller.write(to: &w); withSecrets.write(to: &w)
+            w.array(keychains); query.write(to: &w); caller.write(to: &w); withSecrets.write(to: &w)
         case .update(let keychains, let query, let changes, let caller):
-            keychains.write(to: &w); query.write(to: &w); changes.write(to: &w); caller.write(to: &w)
+            w.array(keychains); query.write(to: &w); changes.write(to: &w); caller.write(to: &w)
         case .delete(let keychains, let query, let caller, let makeTombstones):
-            keychains.write(to: &w); query.write(to: &w); caller.write(to: &w); makeTombstones.write(to: &w)
+            w.array(keychains); query.write(to: &w); caller.write(to: &w); makeTombstones.write(to: &w)
         case .backup(let keychain, let destination):
             keychain.write(to: &w); destination.write(to: &w)
         case .keyOperation(let keychains, let request, let caller):
-            keychains.write(to: &w); request.write(to: &w); caller.write(to: &w)
+            w.array(keychains); request.write(to: &w); caller.write(to: &w)
         case .setAccess(let keychains, let query, let change, let password):
-            keychains.write(to: &w); query.write(to: &w); change.write(to: &w); password.write(to: &w)
+            w.array(keychains); query.write(to: &w); change.write(to: &w); password.write(to: &w)
         case .grants(let change, let password):
             change.write(to: &w); password.write(to: &w)
         case .echo(let data):
@@ -229,20 +229,20 @@ extension AgentRequest: WireCodable {
         case .setSettings: self = .setSettings(keychain: try String(from: &r), settings: try LockSettings(from: &r))
         case .add: self = .add(keychain: try String(from: &r), item: try NewItem(from: &r), caller: try Caller(from: &r))
         case .find:
-            self = .find(keychains: try [String](from: &r), query: try ItemQuery(from: &r), caller: try Caller(from: &r),
+            self = .find(keychains: try r.array(of: String.self), query: try ItemQuery(from: &r), caller: try Caller(from: &r),
                          withSecrets: try Bool(from: &r))
         case .update:
-            self = .update(keychains: try [String](from: &r), query: try ItemQuery(from: &r), changes: try ItemChanges(from: &r),
+            self = .update(keychains: try r.array(of: String.self), query: try ItemQuery(from: &r), changes: try ItemChanges(from: &r),
                            caller: try Caller(from: &r))
         case .delete:
-            self = .delete(keychains: try [String](from: &r), query: try ItemQuery(from: &r), caller: try Caller(from: &r),
+            self = .delete(keychains: try r.array(of: String.self), query: try ItemQuery(from: &r), caller: try Caller(from: &r),
                            makeTombstones: try Bool(from: &r))
         case .backup: self = .backup(keychain: try String(from: &r), destination: try String(from: &r))
         case .shutdown: self = .shutdown
         case .keyOperation:
-            self = .keyOperation(keychains: try [String](from: &r), request: try KeyOperationRequest(from: &r), caller: try Caller(from: &r))
+            self = .keyOperation(keychains: try r.array(of: String.self), request: try KeyOperationRequest(from: &r), caller: try Caller(from: &r))
         case .setAccess:
-            self = .setAccess(keychains: try [String](from: &r), query: try ItemQuery(from: &r), change: try AccessChange(from: &r),
+            self = .setAccess(keychains: try r.array(of: String.self), query: try ItemQuery(from: &r), change: try AccessChange(from: &r),
                               password: try Data?(from: &r))
         case .grants: self = .grants(change: try GrantChange?(from: &r), password: try Data?(from: &r))
         case .echo: self = .echo(data: try Data(from: &r))
@@ -264,28 +264,29 @@ extension AgentResponse.Failure: WireCodable {
 /// Every field as an optional, in this order.
 extension AgentResponse: WireCodable {
     package func write(to writer: inout ByteWriter) {
-        failure.write(to: &writer)
-        items.write(to: &writer)
-        status.write(to: &writer)
-        settings.write(to: &writer)
-        count.map { Int64($0) }.write(to: &writer)
-        home.write(to: &writer)
-        pid.write(to: &writer)
-        data.write(to: &writer)
-        grants.write(to: &writer)
+        // Optional and array fields through WireContainers.swift, specialized in this module.
+        writer.optional(failure)
+        writer.optionalArray(items)
+        writer.optional(status)
+        writer.optional(settings)
+        writer.optional(count.map { Int64($0) })
+        writer.optional(home)
+        writer.optional(pid)
+        writer.optional(data)
+        writer.optionalArray(grants)
     }
 
     package init(from reader: inout ByteReader) throws(StoreError) {
         self.init()
-        failure = try Failure?(from: &reader)
-        items = try [StoredItem]?(from: &reader)
-        status = try KeychainStatus?(from: &reader)
-        settings = try LockSettings?(from: &reader)
-        count = try Int64?(from: &reader).map { Int(clamping: $0) }
-        home = try String?(from: &reader)
-        pid = try Int32?(from: &reader)
-        data = try Data?(from: &reader)
-        grants = try [ApplicationGrant]?(from: &reader)
+        failure = try reader.optional(Failure.self)
+        items = try reader.optionalArray(of: StoredItem.self)
+        status = try reader.optional(KeychainStatus.self)
+        settings = try reader.optional(LockSettings.self)
+        count = try reader.optional(Int64.self).map { Int(clamping: $0) }
+        home = try reader.optional(String.self)
+        pid = try reader.optional(Int32.self)
+        data = try reader.optional(Data.self)
+        grants = try reader.optionalArray(of: ApplicationGrant.self)
     }
 }
 
@@ -309,7 +310,7 @@ package enum AgentFraming {
     package static func encode(_ body: some WireCodable, home: String? = nil) -> [UInt8] {
         var writer = ByteWriter(capacity: 256)
         writer.raw([0, 0, 0, 0, version])
-        home.write(to: &writer)
+        writer.optional(home)
         body.write(to: &writer)
         var bytes = writer.bytes
         let length = UInt32(bytes.count - 4)
@@ -333,7 +334,7 @@ package enum AgentFraming {
         let home: String?
         let body: Body
         do throws(StoreError) {
-            home = try String?(from: &reader)
+            home = try reader.optional(String.self)
             body = try Body(from: &reader)
         } catch {
             throw StoreError(.decode, "a malformed agent message (\(error.message))")

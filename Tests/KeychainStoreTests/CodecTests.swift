@@ -75,6 +75,28 @@ import Testing
         #expect(PersistentReference(Data()) == nil)
     }
 
+    @Test("Persistent references read from inside a message (the agent's wire form) and from a Data slice")
+    func persistentReferencesInMessages() throws {
+        let uuid = Data((1...16).map { UInt8($0) })
+        for reference in [PersistentReference.uuid(.internetPassword, uuid), .rowID(.key, 1 << 40 | 7)] {
+            // After other fields, so the reference's bytes are a slice that does not start at 0.
+            var writer = ByteWriter()
+            "before".write(to: &writer)
+            reference.write(to: &writer)
+            var reader = ByteReader(writer.bytes)
+            #expect(try String(from: &reader) == "before")
+            #expect(try PersistentReference(from: &reader) == reference)
+            #expect(reader.remaining == 0)
+            let framed = Data([9, 9]) + reference.bytes
+            #expect(PersistentReference(framed.dropFirst(2)) == reference)
+        }
+        for bad in [Data("genq".utf8) + uuid, Data("genp".utf8) + uuid.prefix(10), Data([0xFF, 0xFE, 0, 0]) + uuid] {
+            var reader = ByteReader(bad.wireBytes)
+            let error = #expect(throws: StoreError.self) { try PersistentReference(from: &reader) }
+            #expect(error?.code == .decode)
+        }
+    }
+
     @Test("Match keys: a string and data with the same bytes are equal; numbers by value; kinds apart")
     func matchKeys() {
         #expect(AttributeValue.string("foo").matchKey(for: .blob) == AttributeValue.data(Data("foo".utf8)).matchKey(for: .blob))

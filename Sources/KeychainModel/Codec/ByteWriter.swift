@@ -15,32 +15,33 @@ package struct ByteWriter {
 
 /// Reads what ``ByteWriter`` wrote; every read is bounds-checked and throws `.decode` past the end.
 package struct ByteReader {
-    // Inlinable: the decoders of every row read (in KeychainStore) call these per field.
-    @usableFromInline let bytes: [UInt8]
-    @usableFromInline private(set) var offset = 0
+    // Not `@inlinable`: Swift does not inline a `package` type's members into other modules
+    // (KeyhavenAgentClient's WireContainers.swift says what that costs and how it is met).
+    let bytes: [UInt8]
+    private(set) var offset = 0
 
     package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    @inlinable package var remaining: Int { bytes.count - offset }
+    package var remaining: Int { bytes.count - offset }
 
-    @inlinable package mutating func take(_ count: Int) throws(StoreError) -> ArraySlice<UInt8> {
+    package mutating func take(_ count: Int) throws(StoreError) -> ArraySlice<UInt8> {
         guard count >= 0, count <= remaining else { throw StoreError(.decode, "the data is truncated") }
         defer { offset += count }
         return bytes[offset..<offset + count]
     }
 
-    @inlinable package mutating func u8() throws(StoreError) -> UInt8 {
+    package mutating func u8() throws(StoreError) -> UInt8 {
         guard remaining >= 1 else { throw StoreError(.decode, "the data is truncated") }
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    @inlinable package mutating func u16() throws(StoreError) -> UInt16 { UInt16(truncatingIfNeeded: try littleEndian(2)) }
-    @inlinable package mutating func u32() throws(StoreError) -> UInt32 { UInt32(truncatingIfNeeded: try littleEndian(4)) }
-    @inlinable package mutating func u64() throws(StoreError) -> UInt64 { try littleEndian(8) }
+    package mutating func u16() throws(StoreError) -> UInt16 { UInt16(truncatingIfNeeded: try littleEndian(2)) }
+    package mutating func u32() throws(StoreError) -> UInt32 { UInt32(truncatingIfNeeded: try littleEndian(4)) }
+    package mutating func u64() throws(StoreError) -> UInt64 { try littleEndian(8) }
 
     /// The next `width` bytes as a little-endian integer.
-    @inlinable mutating func littleEndian(_ width: Int) throws(StoreError) -> UInt64 {
+    mutating func littleEndian(_ width: Int) throws(StoreError) -> UInt64 {
         guard remaining >= width else { throw StoreError(.decode, "the data is truncated") }
         var value: UInt64 = 0
         for index in 0..<width { value |= UInt64(bytes[offset + index]) << (8 * index) }

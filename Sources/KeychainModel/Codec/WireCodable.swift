@@ -80,31 +80,40 @@ extension String: WireCodable {
     }
 }
 
-/// A u8 presence flag (0 or 1), then the value.
-extension Optional: WireCodable where Wrapped: WireCodable {
-    package func write(to writer: inout ByteWriter) {
-        if let value = self {
-            writer.u8(1)
-            value.write(to: &writer)
-        } else {
-            writer.u8(0)
-        }
-    }
-    package init(from reader: inout ByteReader) throws(StoreError) {
-        self = try Bool(from: &reader) ? try Wrapped(from: &reader) : nil
+extension ByteReader {
+    /// The u8 flag before an optional value: whether the value follows (0 or 1; anything else is
+    /// `.decode`).
+    package mutating func presence() throws(StoreError) -> Bool { try Bool(from: &self) }
+
+    /// The u32 count before an array's elements or a dictionary's pairs. It is checked against
+    /// the bytes left (every element takes at least one), so a forged count cannot make a huge
+    /// allocation.
+    package mutating func count() throws(StoreError) -> Int {
+        let count = Int(try u32())
+        guard count <= remaining else { throw StoreError(.decode, "a count larger than the message") }
+        return count
     }
 }
 
-/// A u32 count, then the elements. The count is checked against the bytes left (every element
-/// takes at least one), so a forged count cannot make a huge allocation.
+/// A u8 presence flag (0 or 1), then the value.
+extension Optional: WireCodable where Wrapped: WireCodable {
+    package func write(to writer: inout ByteWriter) {
+        (self != nil).write(to: &writer)
+        self?.write(to: &writer)
+    }
+    package init(from reader: inout ByteReader) throws(StoreError) {
+        self = try reader.presence() ? try Wrapped(from: &reader) : nil
+    }
+}
+
+/// A u32 count (``ByteReader/count()``), then the elements.
 extension Array: WireCodable where Element: WireCodable {
     package func write(to writer: inout ByteWriter) {
         writer.u32(UInt32(count))
         for element in self { element.write(to: &writer) }
     }
     package init(from reader: inout ByteReader) throws(StoreError) {
-        let count = Int(try reader.u32())
-        guard count <= reader.remaining else { throw StoreError(.decode, "a count larger than the message") }
+        let count = try reader.count()
         self = []
         reserveCapacity(count)
         for _ in 0..<count { append(try Element(from: &reader)) }
@@ -122,8 +131,7 @@ extension Dictionary: WireCodable where Key == String, Value: WireCodable {
         }
     }
     package init(from reader: inout ByteReader) throws(StoreError) {
-        let count = Int(try reader.u32())
-        guard count <= reader.remaining else { throw StoreError(.decode, "a count larger than the message") }
+        let count = try reader.count()
         self = [:]
         reserveCapacity(count)
         for _ in 0..<count {

@@ -65,8 +65,10 @@ package struct KeychainPreferences: Sendable, Codable, Equatable {
     package func searchPaths(_ home: KeychainHome) -> [String] { searchList ?? [defaultPath(home)] }
 
     /// The search list without keychains whose file is gone (macOS passes over them); the login
-    /// keychain stays, as it is created on first use.
+    /// keychain stays, as it is created on first use (so its file is not looked at: a call
+    /// through the agent makes one `stat` fewer).
     package func existingSearchPaths(_ home: KeychainHome) -> [String] {
-        searchPaths(home).filter { FileSecurity.fileSize($0) != nil || $0 == home.defaultKeychainPath }
+        let login = home.defaultKeychainPath
+        return searchPaths(home).filter { $0 == login || FileSecurity.fileSize($0) != nil }
     }
 }

@@ -16,15 +16,20 @@ package enum PersistentReference: Sendable, Hashable {
 
     /// Parses a reference; nil if it is not one of the two forms of a class we store.
     package init?(_ bytes: Data) {
-        let raw = Array(bytes)
+        // Copied through its buffer: `Array(bytes)` walks `Data`'s iterator byte by byte.
+        self.init(bytes: bytes.withUnsafeBytes { ArraySlice($0) })
+    }
+
+    /// Parses a reference from its bytes as the agent protocol carries them.
+    package init?(bytes raw: ArraySlice<UInt8>) {
         guard raw.count == 20 || raw.count == 12,
-              let name = String(exactUTF8: raw[0..<4]),
+              let name = String(exactUTF8: raw.prefix(4)),
               let itemClass = ItemClass(rawValue: name) else { return nil }
+        let rest = raw.dropFirst(4)
         if raw.count == 20 {
-            self = .uuid(itemClass, Data(raw[4...]))
+            self = .uuid(itemClass, Data(rest))
         } else {
-            let id = raw[4...].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-            self = .rowID(itemClass, id)
+            self = .rowID(itemClass, rest.reduce(Int64(0)) { $0 << 8 | Int64($1) })
         }
     }
 
