@@ -74,36 +74,37 @@ package struct ApplicationGrant: Sendable, Equatable {
 
 extension AccessChange: WireCodable {
     package func write(to writer: inout ByteWriter) {
-        trust.write(to: &writer)
-        untrust.write(to: &writer)
-        anyApplication.write(to: &writer)
+        writer.array(trust)
+        writer.array(untrust)
+        writer.optional(anyApplication)
     }
 
     package init(from reader: inout ByteReader) throws(StoreError) {
-        self.init(trust: try [String](from: &reader), untrust: try [String](from: &reader), anyApplication: try Bool?(from: &reader))
+        self.init(trust: try reader.array(of: String.self), untrust: try reader.array(of: String.self),
+                  anyApplication: try reader.optional(Bool.self))
     }
 }
 
 extension GrantChange: WireCodable {
     package func write(to writer: inout ByteWriter) {
         application.write(to: &writer)
-        groups.write(to: &writer)
+        writer.array(groups)
         revoke.write(to: &writer)
     }
 
     package init(from reader: inout ByteReader) throws(StoreError) {
-        self.init(application: try String(from: &reader), groups: try [String](from: &reader), revoke: try Bool(from: &reader))
+        self.init(application: try String(from: &reader), groups: try reader.array(of: String.self), revoke: try Bool(from: &reader))
     }
 }
 
 extension ApplicationGrant: WireCodable {
     package func write(to writer: inout ByteWriter) {
         application.write(to: &writer)
-        groups.write(to: &writer)
+        writer.array(groups)
     }
 
     package init(from reader: inout ByteReader) throws(StoreError) {
-        self.init(application: try TrustedApplication(from: &reader), groups: try [String](from: &reader))
+        self.init(application: try TrustedApplication(from: &reader), groups: try reader.array(of: String.self))
     }
 }
 
@@ -179,13 +180,13 @@ extension AgentRequest: WireCodable {
         case .hello, .shutdown:
             break
         case .create(let keychain, let password):
-            keychain.write(to: &w); password.write(to: &w)
+            keychain.write(to: &w); w.optional(password)
         case .deleteKeychain(let keychain):
             keychain.write(to: &w)
         case .unlock(let keychain, let password):
             keychain.write(to: &w); password.write(to: &w)
         case .lock(let keychain):
-            keychain.write(to: &w)
+            w.optional(keychain)
         case .status(let keychain):
             keychain.write(to: &w)
         case .changePassword(let keychain, let old, let new):
@@ -207,9 +208,9 @@ extension AgentRequest: WireCodable {
         case .keyOperation(let keychains, let request, let caller):
             w.array(keychains); request.write(to: &w); caller.write(to: &w)
         case .setAccess(let keychains, let query, let change, let password):
-            w.array(keychains); query.write(to: &w); change.write(to: &w); password.write(to: &w)
+            w.array(keychains); query.write(to: &w); change.write(to: &w); w.optional(password)
         case .grants(let change, let password):
-            change.write(to: &w); password.write(to: &w)
+            w.optional(change); w.optional(password)
         case .echo(let data):
             data.write(to: &w)
         }
@@ -219,10 +220,10 @@ extension AgentRequest: WireCodable {
         guard let tag = Tag(rawValue: try r.u8()) else { throw StoreError(.decode, "an unknown request") }
         switch tag {
         case .hello: self = .hello
-        case .create: self = .create(keychain: try String(from: &r), password: try Data?(from: &r))
+        case .create: self = .create(keychain: try String(from: &r), password: try r.optional(Data.self))
         case .deleteKeychain: self = .deleteKeychain(keychain: try String(from: &r))
         case .unlock: self = .unlock(keychain: try String(from: &r), password: try Data(from: &r))
-        case .lock: self = .lock(keychain: try String?(from: &r))
+        case .lock: self = .lock(keychain: try r.optional(String.self))
         case .status: self = .status(keychain: try String(from: &r))
         case .changePassword: self = .changePassword(keychain: try String(from: &r), old: try Data(from: &r), new: try Data(from: &r))
         case .settings: self = .settings(keychain: try String(from: &r))
@@ -243,8 +244,8 @@ extension AgentRequest: WireCodable {
             self = .keyOperation(keychains: try r.array(of: String.self), request: try KeyOperationRequest(from: &r), caller: try Caller(from: &r))
         case .setAccess:
             self = .setAccess(keychains: try r.array(of: String.self), query: try ItemQuery(from: &r), change: try AccessChange(from: &r),
-                              password: try Data?(from: &r))
-        case .grants: self = .grants(change: try GrantChange?(from: &r), password: try Data?(from: &r))
+                              password: try r.optional(Data.self))
+        case .grants: self = .grants(change: try r.optional(GrantChange.self), password: try r.optional(Data.self))
         case .echo: self = .echo(data: try Data(from: &r))
         }
     }

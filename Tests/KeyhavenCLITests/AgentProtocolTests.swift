@@ -139,6 +139,35 @@ struct AgentProtocolTests {
         #expect(Self.requests.map(\.tag) == [1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 18, 19, 19, 16])
     }
 
+    @Test("Optionals and lists are the bytes docs/agent-protocol.md gives: a u8 flag, a u32 little-endian count")
+    func containerBytes() {
+        func body(_ value: some WireCodable) -> [UInt8] {
+            var writer = ByteWriter()
+            value.write(to: &writer)
+            return writer.bytes
+        }
+        let slashK: [UInt8] = [2, 0, 0, 0, 0x2F, 0x6B]  // the text "/k"
+        #expect(body(AgentRequest.lock(keychain: nil)) == [5, 0])
+        #expect(body(AgentRequest.lock(keychain: "/k")) == [5, 1] + slashK)
+        #expect(body(AgentRequest.create(keychain: "/k", password: nil)) == [2] + slashK + [0])
+        #expect(body(AgentRequest.grants(change: nil, password: Data([9]))) == [18, 0, 1, 1, 0, 0, 0, 9])
+        #expect(body(AgentRequest.grants(change: GrantChange(application: "/k", groups: ["/k", "/k"], revoke: true), password: nil))
+            == [18, 1] + slashK + [2, 0, 0, 0] + slashK + slashK + [1, 0])
+        let find = body(AgentRequest.find(keychains: ["/k", "/k"], query: ItemQuery(itemClass: .genericPassword), caller: Caller(accessGroups: ["*"]),
+                                          withSecrets: true))
+        #expect(Array(find.prefix(17)) == [11, 2, 0, 0, 0] + slashK + slashK)
+        // Every field of a response is optional, in order: failure, items, status, settings,
+        // count, home, pid, data, grants.
+        #expect(body(AgentResponse()) == [UInt8](repeating: 0, count: 9))
+        var counted = AgentResponse()
+        counted.count = 3
+        counted.items = []
+        #expect(body(counted) == [0, 1, 0, 0, 0, 0, 0, 0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+        var answer = AgentResponse()
+        answer.items = [Self.item]
+        #expect(body(answer) == [0, 1, 1, 0, 0, 0] + body(Self.item) + [UInt8](repeating: 0, count: 7))
+    }
+
     @Test("A client polls for an answer only while answers of that kind come soon: never for slow ones")
     func answerWaitBudget() {
         let tag: UInt8 = 31  // no request's: other tests' answers do not move it
