@@ -63,7 +63,7 @@ extension Data: WireCodable {
         writer.raw(self)
     }
     package init(from reader: inout ByteReader) throws(StoreError) {
-        self = Data(try reader.take(Int(try reader.u32())))
+        self = Data(try reader.lengthPrefixed())
     }
 }
 
@@ -74,7 +74,7 @@ extension String: WireCodable {
         writer.raw(utf8)
     }
     package init(from reader: inout ByteReader) throws(StoreError) {
-        let bytes = try reader.take(Int(try reader.u32()))
+        let bytes = try reader.lengthPrefixed()
         guard let text = String(exactUTF8: bytes) else { throw StoreError(.decode, "text that is not UTF-8") }
         self = text
     }
@@ -84,6 +84,9 @@ extension ByteReader {
     /// The u8 flag before an optional value: whether the value follows (0 or 1; anything else is
     /// `.decode`).
     package mutating func presence() throws(StoreError) -> Bool { try Bool(from: &self) }
+
+    /// A u32 length, then that many bytes (the wire form of bytes and text), without a copy.
+    package mutating func lengthPrefixed() throws(StoreError) -> ArraySlice<UInt8> { try take(Int(try u32())) }
 
     /// The u32 count before an array's elements or a dictionary's pairs. It is checked against
     /// the bytes left (every element takes at least one), so a forged count cannot make a huge

@@ -38,9 +38,7 @@ extension AttributeValue: WireCodable {
 extension PersistentReference: WireCodable {
     package func write(to writer: inout ByteWriter) { bytes.write(to: &writer) }
     package init(from reader: inout ByteReader) throws(StoreError) {
-        guard let reference = PersistentReference(bytes: try reader.take(Int(try reader.u32()))) else {
-            throw StoreError(.decode, "not a persistent reference")
-        }
+        guard let reference = PersistentReference(bytes: try reader.lengthPrefixed()) else { throw StoreError(.decode, "not a persistent reference") }
         self = reference
     }
 }
