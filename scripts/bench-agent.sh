@@ -3,6 +3,7 @@
 # bare echo on the agent's socket (docs/benchmarks.md, "Through the agent"). Builds keyhavend and
 # keyhaven-agent-bench in release mode and runs the bench; its arguments are passed on, e.g.
 #   scripts/bench-agent.sh                                   latency at 1,000, 10,000 and 100,000 items, then 50 clients
+#                                                            looking items up, then the same 50 sending echoes
 #   scripts/bench-agent.sh --only latency --sizes 10000      one size
 #   KEYHAVEN_AGENT_POLL_US=0 scripts/bench-agent.sh          clients that never poll for answers (the "before")
 #   scripts/bench-agent.sh --only codec --sizes 10000 --rounds 30   the protocol's encoding and decoding alone

@@ -34,7 +34,10 @@ final class BenchAgent {
     static func route(throughAgent: Bool) { setenv("KEYHAVEN_AGENT", throughAgent ? "on" : "off", 1) }
 
     /// One echo on the library's own kept connection.
-    func echo(_ payload: Data) {
+    func echo(_ payload: Data) { Self.echo(payload, socket: socket, home: home) }
+
+    /// One echo to the agent on `socket`, on the library's own kept connection.
+    static func echo(_ payload: Data, socket: AgentSocket, home: String?) {
         do {
             _ = try AgentConnectionPool.shared.send(.echo(data: payload), socket: socket, home: home)
         } catch {

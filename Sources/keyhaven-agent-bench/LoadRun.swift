@@ -1,4 +1,5 @@
 import Foundation
+import KeyhavenAgentClient
 
 /// Many client processes reading through the agent at once, against one process reading in
 /// process on the same cores: throughput and each client's latency.
@@ -6,19 +7,33 @@ struct LoadRun {
     let options: Options
     let size: Int
 
-    struct Result {
-        /// Calls a second in process: one thread, and one thread a core; and the process's CPU
-        /// time a call, in microseconds.
-        let inProcess: [(threads: Int, rate: Double, latencies: Latencies, cpuPerCall: Double)]
-        let agentRate: Double
-        let agent: Latencies
-        /// CPU time a call through the agent, in microseconds: the agent's, and the clients' (each
-        /// client's own while it read); nil when the agent's could not be read.
+    /// What the client processes do: look items up, or send the agent's echo (the floor of the
+    /// path under load: no keychain touched).
+    enum Work: String {
+        case copyMatching = "copy"
+        case echo
+    }
+
+    /// The client processes' run: calls a second, their times, the CPU time a call.
+    struct Clients {
+        let rate: Double
+        let latencies: Latencies
+        /// CPU time a call, in microseconds: the agent's, and the clients' (each client's own
+        /// while it called); nil when the agent's could not be read.
         let agentCPUPerCall: Double?
         let clientsCPUPerCall: Double
         /// The slowest client's p99 and the fewest calls any client made.
         let worstClientP99: Double
         let fewestCalls: Int
+    }
+
+    struct Result {
+        /// Calls a second in process: one thread, and one thread a core; and the process's CPU
+        /// time a call, in microseconds.
+        let inProcess: [(threads: Int, rate: Double, latencies: Latencies, cpuPerCall: Double)]
+        /// The clients looking items up through the agent, then the same clients echoing.
+        let agent: Clients
+        let echo: Clients
     }
 
     func run() throws -> Result {
@@ -30,6 +45,13 @@ struct LoadRun {
         }
         let agent = try BenchAgent(executable: options.agent, home: home)
         defer { agent.stop() }
+        let lookUps = try clients(.copyMatching, agent: agent)
+        return Result(inProcess: inProcess, agent: lookUps, echo: try clients(.echo, agent: agent))
+    }
+
+    /// Starts ``Options/clients`` client processes doing `work` through `agent` for
+    /// ``Options/seconds``, all at once, and gathers what they measured.
+    private func clients(_ work: Work, agent: BenchAgent) throws -> Clients {
         let start = now() + 3_000_000_000  // every client connected and warm by then
         let end = start + UInt64(options.seconds * 1e9)
         var workers: [(Process, Pipe)] = []
@@ -37,7 +59,7 @@ struct LoadRun {
             let process = Process()
             let pipe = Pipe()
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            process.arguments = ["worker", String(size), String(start), String(end)]
+            process.arguments = ["worker", work.rawValue, String(size), String(start), String(end)]
             // This process's environment as it is now (setenv named the fixture and the agent's folder).
             var environment = ProcessInfo.processInfo.environment
             for name in ["KEYHAVEN_HOME", "XDG_RUNTIME_DIR"] { environment[name] = getenv(name).map { String(cString: $0) } }
@@ -47,7 +69,7 @@ struct LoadRun {
             try process.run()
             workers.append((process, pipe))
         }
-        // The agent's CPU time over the clients' reading window (they print only after it).
+        // The agent's CPU time over the clients' window (they print only after it).
         sleep(until: start)
         let agentBefore = CPUTime.of(pid: agent.process.processIdentifier)
         sleep(until: end)
@@ -55,7 +77,6 @@ struct LoadRun {
         var all = Latencies()
         var worstP99 = 0.0
         var fewest = Int.max
-        var total = 0
         var clientsCPU: UInt64 = 0
         for (process, pipe) in workers {
             let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -71,15 +92,14 @@ struct LoadRun {
                 guard let value = UInt64(field) else { throw BenchFailure("a client printed \(field)") }
                 mine.append(value)
             }
-            total += mine.count
             fewest = min(fewest, mine.count)
             worstP99 = max(worstP99, mine.p99)
             all.append(contentsOf: mine)
         }
-        let calls = Double(max(1, total))
+        let calls = Double(max(1, all.count))
         let agentCPU = agentBefore.flatMap { before in agentAfter.map { Double($0 &- before) / 1000 / calls } }
-        return Result(inProcess: inProcess, agentRate: Double(total) / options.seconds, agent: all, agentCPUPerCall: agentCPU,
-                      clientsCPUPerCall: Double(clientsCPU) / 1000 / calls, worstClientP99: worstP99, fewestCalls: fewest)
+        return Clients(rate: Double(all.count) / options.seconds, latencies: all, agentCPUPerCall: agentCPU,
+                       clientsCPUPerCall: Double(clientsCPU) / 1000 / calls, worstClientP99: worstP99, fewestCalls: fewest)
     }
 
     /// Reads random items in process on `threads` threads for `seconds`: the calls made, their
@@ -108,19 +128,28 @@ struct LoadRun {
         return (all.count, all, cpu)
     }
 
-    /// One client process: reads through the agent from `start` to `end` (monotonic nanoseconds)
-    /// and prints its CPU time over that window (`cpu=` nanoseconds), then each call's time in
-    /// nanoseconds.
-    static func worker(size: Int, start: UInt64, end: UInt64) {
+    /// One client process: does `work` through the agent from `start` to `end` (monotonic
+    /// nanoseconds) and prints its CPU time over that window (`cpu=` nanoseconds), then each
+    /// call's time in nanoseconds. Look-ups go through the library (`KEYHAVEN_AGENT=on`), echoes
+    /// on the library's own kept connection.
+    static func worker(_ work: Work, size: Int, start: UInt64, end: UInt64) {
         BenchAgent.route(throughAgent: true)
         var random = SystemRandomNumberGenerator()
-        for _ in 0..<20 { BenchFixture.copyMatching(Int.random(in: 0..<size, using: &random)) }
+        let socket = AgentSocket.current()
+        let home = ProcessInfo.processInfo.environment["KEYHAVEN_HOME"]
+        let payload = Data(repeating: 0x5A, count: 32)
+        let call: (Int) -> Void
+        switch work {
+        case .copyMatching: call = { BenchFixture.copyMatching($0) }
+        case .echo: call = { _ in BenchAgent.echo(payload, socket: socket, home: home) }
+        }
+        for _ in 0..<20 { call(Int.random(in: 0..<size, using: &random)) }
         sleep(until: start)
         var latencies = Latencies()
         let cpuBefore = CPUTime.ofThisProcess()
         while now() < end {
             let index = Int.random(in: 0..<size, using: &random)
-            timed(&latencies) { BenchFixture.copyMatching(index) }
+            timed(&latencies) { call(index) }
         }
         print("cpu=\(CPUTime.ofThisProcess() &- cpuBefore)")
         print(latencies.samples.map(String.init).joined(separator: " "))

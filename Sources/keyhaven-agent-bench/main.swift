@@ -8,15 +8,16 @@
 //
 // latency: in one process, alternating batches of calls in process and through the agent (and of
 // echoes), per keychain size; p50 and p99 of each, and the ratios. load: CLIENTS processes reading
-// through the agent at once against this process reading in process on 1 and on every core.
+// through the agent at once against this process reading in process on 1 and on every core, then
+// the same clients sending echoes (the most any agent could serve them on this socket).
 // codec (only when asked): the agent protocol's encoding and decoding alone, on a real look-up's
 // request and answer, at the smallest size.
 import Foundation
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "worker", arguments.count == 4, let size = Int(arguments[1]), let start = UInt64(arguments[2]),
-   let end = UInt64(arguments[3]) {
-    LoadRun.worker(size: size, start: start, end: end)
+if arguments.first == "worker", arguments.count == 5, let work = LoadRun.Work(rawValue: arguments[1]), let size = Int(arguments[2]),
+   let start = UInt64(arguments[3]), let end = UInt64(arguments[4]) {
+    LoadRun.worker(work, size: size, start: start, end: end)
     exit(0)
 }
 
@@ -56,14 +57,15 @@ do {
                   + "CPU a call \(format(anchor.cpuPerCall)) us")
         }
         let best = result.inProcess.map(\.rate).max() ?? 1
-        print("  agent, \(options.clients) client processes: \(Int(result.agentRate))/s (\(format(100 * result.agentRate / best, 0))% of the best in process), "
-              + "p50 \(format(result.agent.p50)) us, p99 \(format(result.agent.p99)) us, worst client p99 \(format(result.worstClientP99)) us, "
-              + "fewest calls by one client \(result.fewestCalls)")
-        // What 80% of the best in process would allow: the machine's cores over that rate.
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
-        print("  CPU a call through the agent: agent \(result.agentCPUPerCall.map { format($0) } ?? "unknown") us, "
-              + "clients \(format(result.clientsCPUPerCall)) us; 80% of the best in process allows at most "
-              + "\(format(cores * 1e6 / (0.8 * best))) us of the machine's CPU a call")
+        for (name, clients) in [("look-ups", result.agent), ("echoes", result.echo)] {
+            print("  agent, \(options.clients) client processes, \(name): \(Int(clients.rate))/s (\(format(100 * clients.rate / best, 0))% of the best in process), "
+                  + "p50 \(format(clients.latencies.p50)) us, p99 \(format(clients.latencies.p99)) us, worst client p99 \(format(clients.worstClientP99)) us, "
+                  + "fewest calls by one client \(clients.fewestCalls); CPU a call: agent \(clients.agentCPUPerCall.map { format($0) } ?? "unknown") us, "
+                  + "clients \(format(clients.clientsCPUPerCall)) us")
+        }
+        // What 80% of the best in process would allow: the machine's cores over that rate.
+        print("  80% of the best in process allows at most \(format(cores * 1e6 / (0.8 * best))) us of the machine's CPU a call")
     }
 } catch {
     FileHandle.standardError.write(Data("keyhaven-agent-bench: \(error)\n".utf8))

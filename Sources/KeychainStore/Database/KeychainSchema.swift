@@ -8,7 +8,7 @@ enum KeychainSchema {
     static let formatVersion: Int64 = 2
 
     static func createStatements() -> [String] {
-        var sql = [
+        let sql = [
             "CREATE TABLE keychain(name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID",
             """
             CREATE TABLE keybag(keyclass TEXT NOT NULL, protection TEXT NOT NULL, wrapped BLOB NOT NULL,
