@@ -56,12 +56,10 @@ do {
     let syncing = Task.detached { await sync.run() }
     server.run()
     syncing.cancel()
-} catch let error as StoreError {
+} catch {
+    // Everything above throws StoreError only.
     let hint = arguments.contains("--secret-service") && error.message.hasPrefix("another keyhavend")
         ? " (without the Secret Service, perhaps: stop it with `keyhaven agent stop`, then start this one)" : ""
     say("keyhavend: \(error.message)\(hint)", to: 2)
-    exit(1)
-} catch {
-    say("keyhavend: \(error)", to: 2)
     exit(1)
 }
