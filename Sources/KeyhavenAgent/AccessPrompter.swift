@@ -60,7 +60,7 @@ package final class AccessPrompter: Sendable {
     /// Asks for the keychain's password and unlocks it with that (three tries): the Secret
     /// Service's Unlock prompt. Statuses as ``ask(_:client:identity:database:)``'s.
     package func unlock(_ database: KeychainDatabase, client: ClientProcess, identity: ApplicationIdentity) throws(StoreError) {
-        try converse(client: client, identity: identity) { pinentry, terminal, terminalType in
+        _ = try converse(client: client, identity: identity) { pinentry, terminal, terminalType in
             try self.setUp(pinentry, terminal: terminal, terminalType: terminalType)
             let program = identity.path.isEmpty ? "A program" : "\"\(Self.shown(Self.name(of: identity.path)))\""
             try pinentry.set("SETDESC", "\(program) asks to unlock the keychain \"\(Self.shown(Self.name(of: database.path)))\".")

@@ -20,17 +20,15 @@ struct DeviceStateStore: Sendable {
 
     /// The state, or nil when this home takes no part in sync.
     func load() throws(SyncEngineError) -> DeviceState? {
-        do {
+        do throws(StoreError) {
             guard let secret = try database.find(query, caller: Self.caller, withSecrets: true).first?.secret else { return nil }
             var bytes = Array(secret)
             defer { zeroize(&bytes) }
             return try DeviceState(wireBytes: bytes)
-        } catch let error as StoreError where error.code == .itemNotFound {
+        } catch where error.code == .itemNotFound {
             return nil
-        } catch let error as StoreError {
-            throw SyncEngineError(error)
         } catch {
-            throw SyncEngineError(.keychain, "this device's sync state could not be read")
+            throw SyncEngineError(error)
         }
     }
 

@@ -29,7 +29,7 @@ package struct SyncStore: Sendable {
 
     /// Whether the database answers.
     package func ping() async throws(SyncServerError) {
-        try await database { try await client.query("SELECT 1", logger: logger) }
+        _ = try await database { try await client.query("SELECT 1", logger: logger) }
     }
 
     /// Creates or migrates the tables.

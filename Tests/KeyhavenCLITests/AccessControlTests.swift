@@ -540,12 +540,12 @@ struct AccessControlTests {
         strace.standardError = FileHandle.nullDevice
         try strace.run()
         Thread.sleep(forTimeInterval: 1.0)  // attached, and past the last reading of TracerPid
-        FileManager.default.createFile(atPath: go + ".1", contents: Data())
+        _ = FileManager.default.createFile(atPath: go + ".1", contents: Data())
         waitForStatuses(2)
         kill(strace.processIdentifier, SIGKILL)  // the kernel detaches it from the helper at once
         strace.waitUntilExit()
         Thread.sleep(forTimeInterval: 1.0)
-        FileManager.default.createFile(atPath: go + ".2", contents: Data())
+        _ = FileManager.default.createFile(atPath: go + ".2", contents: Data())
         waitForStatuses(3)
         helper.waitUntilExit()
         #expect(text == "status 0\nstatus -25308\nstatus -25308\n")

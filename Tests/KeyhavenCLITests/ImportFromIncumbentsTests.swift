@@ -54,7 +54,7 @@ struct ImportFromIncumbentsTests {
     func gnomeKeyring() throws {
         let tools = ["/usr/bin/dbus-run-session", "/usr/bin/secret-tool", "/usr/bin/gnome-keyring-daemon"]
         try #require(tools.allSatisfy(FileManager.default.isExecutableFile(atPath:)), "scripts/bootstrap installs dbus, libsecret-tools, gnome-keyring")
-        var k = try CommandRunner()
+        let k = try CommandRunner()
         defer { k.finish() }
         let folder = try TemporaryFolder.make(prefix: "keyhaven-gk")
         defer { try? FileManager.default.removeItem(atPath: folder) }
