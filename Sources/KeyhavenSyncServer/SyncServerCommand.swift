@@ -92,7 +92,8 @@ package struct SyncServerCommand: ParsableCommand {
         let server: HTTPServerBuilder
         if let tlsCertificate, let tlsKey {
             let chain = try NIOSSLCertificate.fromPEMFile(tlsCertificate).map { NIOSSLCertificateSource.certificate($0) }
-            let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: tlsKey, format: .pem)))
+            let key = try NIOSSLPrivateKey(file: tlsKey, format: .pem)
+            let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
             server = try .tls(.http1(), tlsConfiguration: configuration)
         } else {
             server = .http1()

@@ -32,8 +32,8 @@ struct LoadRun {
         /// time a call, in microseconds.
         let inProcess: [(threads: Int, rate: Double, latencies: Latencies, cpuPerCall: Double)]
         /// The clients looking items up through the agent, then the same clients echoing.
-        let agent: Clients
-        let echo: Clients
+        let lookUps: Clients
+        let echoes: Clients
     }
 
     func run() throws -> Result {
@@ -46,7 +46,7 @@ struct LoadRun {
         let agent = try BenchAgent(executable: options.agent, home: home)
         defer { agent.stop() }
         let lookUps = try clients(.copyMatching, agent: agent)
-        return Result(inProcess: inProcess, agent: lookUps, echo: try clients(.echo, agent: agent))
+        return Result(inProcess: inProcess, lookUps: lookUps, echoes: try clients(.echo, agent: agent))
     }
 
     /// Starts ``Options/clients`` client processes doing `work` through `agent` for

@@ -58,7 +58,7 @@ do {
         }
         let best = result.inProcess.map(\.rate).max() ?? 1
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
-        for (name, clients) in [("look-ups", result.agent), ("echoes", result.echo)] {
+        for (name, clients) in [("look-ups", result.lookUps), ("echoes", result.echoes)] {
             print("  agent, \(options.clients) client processes, \(name): \(Int(clients.rate))/s (\(format(100 * clients.rate / best, 0))% of the best in process), "
                   + "p50 \(format(clients.latencies.p50)) us, p99 \(format(clients.latencies.p99)) us, worst client p99 \(format(clients.worstClientP99)) us, "
                   + "fewest calls by one client \(clients.fewestCalls); CPU a call: agent \(clients.agentCPUPerCall.map { format($0) } ?? "unknown") us, "
