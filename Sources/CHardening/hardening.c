@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "hardening.h"
+#include <errno.h>
 #include <malloc.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -30,7 +32,12 @@ int kh_pidfd_open(int pid) {
 }
 
 int kh_pidfd_alive(int pidfd) {
-    return (int)syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0);
+    struct pollfd entry = { .fd = pidfd, .events = POLLIN, .revents = 0 };
+    int ready;
+    do { ready = poll(&entry, 1, 0); } while (ready < 0 && errno == EINTR);
+    if (ready == 0) return 0;
+    if (ready > 0) errno = (entry.revents & POLLNVAL) ? EBADF : ESRCH;
+    return -1;
 }
 
 int kh_peer_pidfd(int socket) {

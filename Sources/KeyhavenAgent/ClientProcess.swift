@@ -58,7 +58,8 @@ package final class ClientProcess: Sendable {
     /// The pidfd, for waiting on the process's exit (readable when it has exited).
     package var exitDescriptor: Int32 { pidfd }
 
-    /// Whether the process still runs (pidfd_send_signal(2) with signal 0).
+    /// Whether the process still runs: its pidfd is not readable (a zombie has exited); without a
+    /// pidfd, kill(2) with signal 0.
     package var isAlive: Bool {
         guard pidfd >= 0 else { return kill(pid, 0) == 0 }
         return kh_pidfd_alive(pidfd) == 0

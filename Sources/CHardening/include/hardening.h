@@ -18,7 +18,11 @@ int kh_wipe_freed_memory(int byte);
 /// reused). -1 with errno set (ENOSYS before Linux 5.3).
 int kh_pidfd_open(int pid);
 
-/// pidfd_send_signal(2) with signal 0: 0 while the process runs, -1 (ESRCH) once it has exited.
+/// Whether the process of a pidfd still runs: 0 while it does, -1 (ESRCH) once it has exited
+/// (a zombie counts as exited), -1 (EBADF) for a descriptor that is not open. The pidfd is polled
+/// (readable once the process exits, Linux 5.3, as pidfd_open): the same answer as
+/// pidfd_send_signal(2) with signal 0 for a running process, and available wherever pidfds are
+/// (valgrind, for one, does not implement pidfd_send_signal, which made every client look gone).
 int kh_pidfd_alive(int pidfd);
 
 /// The pidfd of a connected Unix socket's peer (SO_PEERPIDFD, Linux 6.5), or -1.

@@ -1,0 +1,49 @@
+import Foundation
+import KeyhavenAgent
+import Testing
+
+/// The agent pins each client to its process with a pidfd: alive while it runs, gone from the
+/// moment it exits, whether or not it has been reaped (docs/threat-model.md, "Which program is
+/// asking").
+struct ClientProcessTests {
+    @Test("A client is alive while it runs, and not once it has exited, reaped or not")
+    func aliveUntilExit() throws {
+        // A child of this test's own (posix_spawn, not Foundation's Process, which reaps on its
+        // own), that exits when its standard input closes.
+        var pipeEnds: [Int32] = [0, 0]
+        try #require(pipe(&pipeEnds) == 0)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
+        posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
+        var pid: pid_t = 0
+        let arguments: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", "cat >/dev/null"].map { (text: String) in strdup(text) } + [nil]
+        defer { arguments.forEach { free($0) } }
+        try #require(posix_spawn(&pid, "/bin/sh", &actions, nil, arguments, environ) == 0)
+        close(pipeEnds[0])
+
+        let pidfd = ClientProcess.openPidfd(pid)
+        try #require(pidfd >= 0, "pidfd_open is needed (Linux 5.3)")
+        let client = ClientProcess(pid: pid, pidfd: pidfd)
+        #expect(client.isAlive)
+        #expect(client.isAlive, "asking twice changes nothing")
+
+        // Exited, not reaped yet (a zombie): gone for the agent. It sends nothing more, and its
+        // pid is not reused until it is reaped.
+        close(pipeEnds[1])
+        var info = siginfo_t()
+        #expect(waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == 0)
+        #expect(!client.isAlive)
+
+        var status: Int32 = -1
+        #expect(waitpid(pid, &status, 0) == pid)
+        #expect(status == 0)
+        #expect(!client.isAlive)
+    }
+
+    @Test("Without a pidfd, the pid is asked")
+    func withoutPidfd() {
+        #expect(ClientProcess(pid: getpid(), pidfd: -1).isAlive)
+    }
+}
