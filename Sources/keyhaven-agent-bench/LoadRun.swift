@@ -128,6 +128,15 @@ struct LoadRun {
         return (all.count, all, cpu)
     }
 
+    /// One call of `work` (given the index of the item to look up), through the agent on `socket`.
+    static func call(for work: Work, socket: AgentSocket, home: String?) -> (Int) -> Void {
+        let payload = Data(repeating: 0x5A, count: 32)
+        switch work {
+        case .copyMatching: return { BenchFixture.copyMatching($0) }
+        case .echo: return { _ in BenchAgent.echo(payload, socket: socket, home: home) }
+        }
+    }
+
     /// One client process: does `work` through the agent from `start` to `end` (monotonic
     /// nanoseconds) and prints its CPU time over that window (`cpu=` nanoseconds), then each
     /// call's time in nanoseconds. Look-ups go through the library (`KEYHAVEN_AGENT=on`), echoes
@@ -137,12 +146,7 @@ struct LoadRun {
         var random = SystemRandomNumberGenerator()
         let socket = AgentSocket.current()
         let home = ProcessInfo.processInfo.environment["KEYHAVEN_HOME"]
-        let payload = Data(repeating: 0x5A, count: 32)
-        let call: (Int) -> Void
-        switch work {
-        case .copyMatching: call = { BenchFixture.copyMatching($0) }
-        case .echo: call = { _ in BenchAgent.echo(payload, socket: socket, home: home) }
-        }
+        let call = Self.call(for: work, socket: socket, home: home)
         for _ in 0..<20 { call(Int.random(in: 0..<size, using: &random)) }
         sleep(until: start)
         var latencies = Latencies()

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The command line: `keyhaven-agent-bench [--agent PATH] [--fixtures DIR] [--sizes N,N,...]
-/// [--rounds R] [--batch B] [--clients C] [--seconds S] [--only latency|load|codec]`.
+/// [--rounds R] [--batch B] [--clients C] [--seconds S] [--only latency|load|codec|count]
+/// [--work copy|echo] [--calls N] [--route agent|process]`.
 struct Options {
     var agent: String
     var fixtures: String
@@ -11,6 +12,10 @@ struct Options {
     var clients = 50
     var seconds = 5.0
     var only: String?
+    /// What `--only count` does, and how many times.
+    var work = LoadRun.Work.copyMatching
+    var calls = 1_000
+    var throughAgent = true
 
     init(_ arguments: [String]) throws {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
@@ -33,6 +38,7 @@ struct Options {
                     guard let size = Int($0), size > 0 else { throw BenchFailure("--sizes takes positive numbers, not \($0)") }
                     return size
                 }
+                guard !sizes.isEmpty else { throw BenchFailure("--sizes needs at least one size") }
             case "--rounds": rounds = try number()
             case "--batch": batch = try number()
             case "--clients": clients = try number()
@@ -40,8 +46,15 @@ struct Options {
                 guard let seconds = Double(value), seconds > 0 else { throw BenchFailure("--seconds needs a positive number") }
                 self.seconds = seconds
             case "--only":
-                guard ["latency", "load", "codec"].contains(value) else { throw BenchFailure("--only takes latency, load or codec") }
+                guard ["latency", "load", "codec", "count"].contains(value) else { throw BenchFailure("--only takes latency, load, codec or count") }
                 only = value
+            case "--work":
+                guard let work = LoadRun.Work(rawValue: value) else { throw BenchFailure("--work takes copy or echo") }
+                self.work = work
+            case "--calls": calls = try number()
+            case "--route":
+                guard ["agent", "process"].contains(value) else { throw BenchFailure("--route takes agent or process") }
+                throughAgent = value == "agent"
             default: throw BenchFailure("unknown option \(option)")
             }
         }

@@ -5,13 +5,16 @@
 //
 //   keyhaven-agent-bench [--only latency|load|codec] [--sizes 1000,10000,100000] [--rounds 20] [--batch 250]
 //                        [--clients 50] [--seconds 5] [--agent PATH] [--fixtures DIR]
+//   keyhaven-agent-bench --only count [--work copy|echo] [--calls 1000] [--sizes 10000] [--route agent|process] [--agent PATH]
 //
 // latency: in one process, alternating batches of calls in process and through the agent (and of
 // echoes), per keychain size; p50 and p99 of each, and the ratios. load: CLIENTS processes reading
 // through the agent at once against this process reading in process on 1 and on every core, then
 // the same clients sending echoes (the most any agent could serve them on this socket).
 // codec (only when asked): the agent protocol's encoding and decoding alone, on a real look-up's
-// request and answer, at the smallest size.
+// request and answer, at the smallest size. count (only when asked): a number of look-ups or echoes
+// through the agent, or of look-ups in process, nothing timed, for counting instructions
+// (scripts/bench-agent-instructions.sh).
 import Foundation
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -28,6 +31,11 @@ do {
         print("agent protocol codec, one look-up (request \(result.requestBytes) bytes, answer \(result.answerBytes) bytes), best of \(options.rounds) rounds of \(CodecRun.calls):")
         print("  encode request \(format(result.encodeRequest, 2)) us, decode request \(format(result.decodeRequest, 2)) us, "
               + "encode answer \(format(result.encodeAnswer, 2)) us, decode answer \(format(result.decodeAnswer, 2)) us, total \(format(result.total, 2)) us")
+        exit(0)
+    }
+    if options.only == "count" {
+        try CountRun(options: options, size: options.sizes[0]).run()
+        print("\(options.calls) \(options.work.rawValue) calls \(options.throughAgent ? "through the agent" : "in process") after 20 to warm up, \(options.sizes[0]) items")
         exit(0)
     }
     print("keyhaven-agent-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(options.rounds) rounds of \(options.batch) calls")

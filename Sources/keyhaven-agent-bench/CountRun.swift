@@ -1,0 +1,30 @@
+import Foundation
+
+/// A fixed number of calls through the agent, nothing timed: for counting the agent's
+/// instructions a call under callgrind (scripts/bench-agent-instructions.sh runs it twice, with N
+/// and 2N calls, and takes the difference, so the agent's start-up and the warm-up cancel out).
+struct CountRun {
+    let options: Options
+    let size: Int
+
+    /// Makes 20 calls of ``Options/work`` to warm up, then ``Options/calls`` more: through an
+    /// agent started for them and stopped after (under callgrind, it writes its profile as it
+    /// exits), or with `--route process` in this process (look-ups only).
+    func run() throws {
+        let home = try BenchFixture.use(folder: options.fixtures, items: size)
+        guard options.throughAgent else {
+            guard options.work == .copyMatching else { throw BenchFailure("an echo is an agent's; --route process takes --work copy") }
+            calls { BenchFixture.copyMatching($0) }
+            return
+        }
+        let agent = try BenchAgent(executable: options.agent, home: home)
+        defer { agent.stop() }
+        BenchAgent.route(throughAgent: true)
+        calls(LoadRun.call(for: options.work, socket: agent.socket, home: home))
+    }
+
+    /// A fixed sequence of items spread over the keychain, so that two runs count the same.
+    private func calls(_ call: (Int) -> Void) {
+        for index in 0..<(20 + options.calls) { call(index * 7_919 % size) }
+    }
+}

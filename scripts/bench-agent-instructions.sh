@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Instructions a call costs the agent, counted by valgrind's callgrind (docs/benchmarks.md,
+# "Instructions per look-up in the agent"): a look-up through keyhavend and the agent's echo, beside
+# the whole look-up in process, on the same keychain and the same items.
+#   scripts/bench-agent-instructions.sh [SIZE]   at SIZE items (10000)
+# Through the agent, keyhavend runs under callgrind and the client (keyhaven-agent-bench --only
+# count) natively: valgrind's LD_PRELOAD would make the client a tampered program to the agent, so
+# the client's half is not counted. In process, the bench itself runs under callgrind. Each runs
+# twice, with N and 2N calls; the difference divided by N is one call, start-up (the agent hashing
+# the client's executable) and the warm-up cancelled out. Needs valgrind (Debian: valgrind).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+size="${1:-10000}"
+n=1000
+command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
+swift build -c release --static-swift-stdlib --disable-local-rpath --product keyhavend >/dev/null
+swift build -c release --static-swift-stdlib --disable-local-rpath --product keyhaven-agent-bench >/dev/null
+bin="$(swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path)"
+work="$(mktemp -d)"
+export SWIFT_DETERMINISTIC_HASHING=1
+export XDG_RUNTIME_DIR="$work/runtime" KEYHAVEN_HOME="$work/home"
+mkdir -m 700 "$XDG_RUNTIME_DIR" "$KEYHAVEN_HOME"
+trap 'rm -rf "$work"' EXIT
+# valgrind cannot read the DWARF 5 that Swift's toolchain writes; symbols are enough to count.
+cp "$bin/keyhavend" "$bin/keyhaven-agent-bench" "$work/"
+strip -g "$work/keyhavend" "$work/keyhaven-agent-bench"
+# The agent restarts itself with this glibc tunable unless it is set (docs/threat-model.md, "The
+# agent's memory"); set here, so that the process valgrind runs is the one that serves.
+cat > "$work/keyhavend-callgrind" <<WRAPPER
+#!/bin/sh
+export GLIBC_TUNABLES=glibc.malloc.tcache_count=0
+# The agent's thread polls for the next request before it sleeps; what it spends polling depends
+# on timing, not on the work, so it does not poll here.
+export KEYHAVEN_AGENT_SPIN_US=0
+exec valgrind --tool=callgrind --callgrind-out-file="$work/out" "$work/keyhavend" "\$@" 2>"$work/log"
+WRAPPER
+chmod +x "$work/keyhavend-callgrind"
+# A keychain of its own, built before the counted runs by the copy that is counted: in process,
+# its items are those of the program that made them (its application group names its path).
+bench="$work/keyhaven-agent-bench"
+"$bench" --only count --route process --work copy --calls 1 --sizes "$size" --fixtures "$work/fixtures" >/dev/null 2>&1
+
+count() {  # work calls -> the agent's instructions over its whole run
+    "$bench" --only count --work "$1" --calls "$2" --sizes "$size" --fixtures "$work/fixtures" --agent "$work/keyhavend-callgrind" >/dev/null
+    grep -q 'unhandled' "$work/log" && { echo "valgrind could not run a system call the agent makes:" >&2; grep -m1 unhandled "$work/log" >&2; exit 1; }
+    grep -o 'Collected : [0-9]*' "$work/log" | grep -o '[0-9]*'
+}
+in_process() {  # calls -> the instructions of the whole run in process
+    valgrind --tool=callgrind --callgrind-out-file="$work/out" "$bench" --only count --route process \
+        --work copy --calls "$1" --sizes "$size" --fixtures "$work/fixtures" >/dev/null 2>"$work/log"
+    grep -o 'Collected : [0-9]*' "$work/log" | grep -o '[0-9]*'
+}
+per_call() { echo $(( ($("$@" $((2 * n))) - $("$@" "$n")) / n )); }
+
+p="$(per_call in_process)"
+a="$(per_call count copy)"
+b="$(per_call count echo)"
+echo "copy-matching in process: $p instructions a call; in the agent: copy-matching $a, echo $b ($size items)"
