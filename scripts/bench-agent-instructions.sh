@@ -40,15 +40,22 @@ chmod +x "$work/keyhavend-callgrind"
 bench="$work/keyhaven-agent-bench"
 "$bench" --only count --route process --work copy --calls 1 --sizes "$size" --fixtures "$work/fixtures" >/dev/null 2>&1
 
+collected() {  # the count callgrind wrote in its log, or a stop saying why there is none
+    if grep -q 'unhandled' "$work/log"; then
+        echo "valgrind could not run a system call of the program counted:" >&2
+        grep -m1 unhandled "$work/log" >&2
+        exit 1
+    fi
+    grep -o 'Collected : [0-9]*' "$work/log" | grep -o '[0-9]*' || { echo "callgrind counted nothing:" >&2; tail -5 "$work/log" >&2; exit 1; }
+}
 count() {  # work calls -> the agent's instructions over its whole run
     "$bench" --only count --work "$1" --calls "$2" --sizes "$size" --fixtures "$work/fixtures" --agent "$work/keyhavend-callgrind" >/dev/null
-    grep -q 'unhandled' "$work/log" && { echo "valgrind could not run a system call the agent makes:" >&2; grep -m1 unhandled "$work/log" >&2; exit 1; }
-    grep -o 'Collected : [0-9]*' "$work/log" | grep -o '[0-9]*'
+    collected
 }
 in_process() {  # calls -> the instructions of the whole run in process
     valgrind --tool=callgrind --callgrind-out-file="$work/out" "$bench" --only count --route process \
         --work copy --calls "$1" --sizes "$size" --fixtures "$work/fixtures" >/dev/null 2>"$work/log"
-    grep -o 'Collected : [0-9]*' "$work/log" | grep -o '[0-9]*'
+    collected
 }
 per_call() { echo $(( ($("$@" $((2 * n))) - $("$@" "$n")) / n )); }
 
