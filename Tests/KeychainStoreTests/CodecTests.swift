@@ -157,4 +157,30 @@ import Testing
         let padded: [UInt8] = [0xFF] + Array("name".utf8)
         #expect(String(exactUTF8: padded[1...]) == "name")
     }
+
+    @Test("A dictionary has one encoding: its keys in sorted order, whatever order it was built in")
+    func dictionaryEncodingIsCanonical() throws {
+        let keys = (0..<40).map { "key-\($0 * 7 % 40)" }
+        var forward: [String: AttributeValue] = [:]
+        for key in keys { forward[key] = .string(key.uppercased()) }
+        var backward: [String: AttributeValue] = [:]
+        backward.reserveCapacity(500)
+        for key in keys.reversed() { backward[key] = .string(key.uppercased()) }
+        var a = ByteWriter(), b = ByteWriter()
+        forward.write(to: &a)
+        backward.write(to: &b)
+        #expect(a.bytes == b.bytes)
+        // Read back pair by pair: the keys come in ascending order, each with its own value.
+        var reader = ByteReader(a.bytes)
+        #expect(try reader.count() == keys.count)
+        var seen: [String] = []
+        for _ in keys {
+            let key = try String(from: &reader)
+            #expect(try AttributeValue(from: &reader) == .string(key.uppercased()))
+            seen.append(key)
+        }
+        #expect(seen == keys.sorted())
+        var again = ByteReader(b.bytes)
+        #expect(try [String: AttributeValue](from: &again) == forward)
+    }
 }

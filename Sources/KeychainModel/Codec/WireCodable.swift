@@ -128,9 +128,10 @@ extension Array: WireCodable where Element: WireCodable {
 extension Dictionary: WireCodable where Key == String, Value: WireCodable {
     package func write(to writer: inout ByteWriter) {
         writer.u32(UInt32(count))
-        for key in keys.sorted() {
+        // The pairs sorted, not the keys: no lookup (and hash) of each key again.
+        for (key, value) in sorted(by: { $0.key < $1.key }) {
             key.write(to: &writer)
-            self[key]!.write(to: &writer)
+            value.write(to: &writer)
         }
     }
     package init(from reader: inout ByteReader) throws(StoreError) {
