@@ -10,7 +10,7 @@ import KeychainModel
 import KeychainStore
 import Synchronization
 
-/// The process at the other end of one connection, as the kernel knows it (docs/threat-model.md,
+/// The process at the other end of one connection, as the kernel knows it (docs/access.md,
 /// "Which program is asking").
 ///
 /// The pid comes from the socket (SO_PEERCRED) and is pinned by a pidfd: the socket's own

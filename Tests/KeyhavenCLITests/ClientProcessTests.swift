@@ -3,25 +3,26 @@ import KeyhavenAgent
 import Testing
 
 /// The agent pins each client to its process with a pidfd: alive while it runs, gone from the
-/// moment it exits, whether or not it has been reaped (docs/threat-model.md, "Which program is
+/// moment it exits, whether or not it has been reaped (docs/access.md, "Which program is
 /// asking").
 struct ClientProcessTests {
     @Test("A client is alive while it runs, and not once it has exited, reaped or not")
     func aliveUntilExit() throws {
         // A child of this test's own (posix_spawn, not Foundation's Process, which reaps on its
-        // own), that exits when its standard input closes.
-        var pipeEnds: [Int32] = [0, 0]
-        try #require(pipe(&pipeEnds) == 0)
+        // own), that exits when its standard input closes. The socket pair is close-on-exec, so
+        // that no other test's child inherits this end and holds the child's input open (its
+        // standard input is a duplicate, which is not).
+        var ends: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
+        posix_spawn_file_actions_adddup2(&actions, ends[0], 0)
         var pid: pid_t = 0
         let arguments: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", "cat >/dev/null"].map { (text: String) in strdup(text) } + [nil]
         defer { arguments.forEach { free($0) } }
         try #require(posix_spawn(&pid, "/bin/sh", &actions, nil, arguments, environ) == 0)
-        close(pipeEnds[0])
+        close(ends[0])
 
         let pidfd = ClientProcess.openPidfd(pid)
         try #require(pidfd >= 0, "pidfd_open is needed (Linux 5.3)")
@@ -31,7 +32,7 @@ struct ClientProcessTests {
 
         // Exited, not reaped yet (a zombie): gone for the agent. It sends nothing more, and its
         // pid is not reused until it is reaped.
-        close(pipeEnds[1])
+        close(ends[1])
         var info = siginfo_t()
         #expect(waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == 0)
         #expect(!client.isAlive)

@@ -8,7 +8,7 @@ import FoundationEssentials
 import Synchronization
 
 /// Reads what a program is from the kernel and its file: ``ApplicationIdentity`` (the rule is in
-/// docs/threat-model.md, "Which program is asking").
+/// docs/access.md, "Which program is asking").
 ///
 /// The digest is SHA-256 of the executable's contents read through a descriptor of the running
 /// file (`/proc/PID/exe`), never through its path, so a file swapped on disk after the program
