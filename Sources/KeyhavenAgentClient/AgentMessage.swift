@@ -313,7 +313,8 @@ package enum AgentFraming {
         writer.raw([0, 0, 0, 0, version])
         writer.optional(home)
         body.write(to: &writer)
-        var bytes = writer.bytes
+        // Taken, not copied: a frame can hold a secret, and its one copy is what the caller wipes.
+        var bytes = writer.takeBytes()
         let length = UInt32(bytes.count - 4)
         for i in 0..<4 { bytes[i] = UInt8(truncatingIfNeeded: length >> (8 * (3 - i))) }
         return bytes

@@ -183,4 +183,21 @@ import Testing
         var again = ByteReader(b.bytes)
         #expect(try [String: AttributeValue](from: &again) == forward)
     }
+
+    @Test("The writer puts integers little-endian, copies Data (a slice too) whole, and hands its bytes over once")
+    func writerLayout() throws {
+        var writer = ByteWriter()
+        writer.u32(0x0403_0201)
+        writer.u64(0x0C0B_0A09_0807_0605)
+        let data = Data([0xAA, 0xBB, 0xCC, 0xDD])
+        writer.raw(data[1...])
+        writer.raw(Data())
+        let expected: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0xBB, 0xCC, 0xDD]
+        #expect(writer.bytes == expected)
+        var reader = ByteReader(writer.bytes)
+        #expect(try reader.u32() == 0x0403_0201)
+        #expect(try reader.u64() == 0x0C0B_0A09_0807_0605)
+        #expect(writer.takeBytes() == expected)
+        #expect(writer.bytes.isEmpty)
+    }
 }

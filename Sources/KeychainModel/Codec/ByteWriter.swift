@@ -8,9 +8,20 @@ package struct ByteWriter {
 
     package mutating func u8(_ v: UInt8) { bytes.append(v) }
     package mutating func u16(_ v: UInt16) { bytes.append(UInt8(v & 0xFF)); bytes.append(UInt8(v >> 8)) }
-    package mutating func u32(_ v: UInt32) { for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }
-    package mutating func u64(_ v: UInt64) { for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }
+    // One append of the integer's little-endian bytes, not one a byte.
+    package mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    package mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
     package mutating func raw<C: Collection>(_ c: C) where C.Element == UInt8 { bytes.append(contentsOf: c) }
+    /// `Data`'s bytes in one copy (the generic append walks `Data`'s iterator).
+    package mutating func raw(_ data: Data) { data.withUnsafeBytes { bytes.append(contentsOf: $0) } }
+
+    /// The bytes written, handed over without a copy; the writer is empty after. A buffer that
+    /// holds a secret then exists once, for its new owner to wipe.
+    package mutating func takeBytes() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &bytes)
+        return taken
+    }
 }
 
 /// Reads what ``ByteWriter`` wrote; every read is bounds-checked and throws `.decode` past the end.
