@@ -38,7 +38,7 @@ chmod +x "$work/keyhavend-callgrind"
 # A keychain of its own, built before the counted runs by the copy that is counted: in process,
 # its items are those of the program that made them (its application group names its path).
 bench="$work/keyhaven-agent-bench"
-"$bench" --only count --route process --work copy --calls 1 --sizes "$size" --fixtures "$work/fixtures" >/dev/null 2>&1
+"$bench" --only count --route process --work copy --calls 1 --sizes "$size" --fixtures "$work/fixtures" >/dev/null
 
 collected() {  # the count callgrind wrote in its log, or a stop saying why there is none
     if grep -q 'unhandled' "$work/log"; then

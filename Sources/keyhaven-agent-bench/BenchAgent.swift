@@ -23,8 +23,8 @@ final class BenchAgent {
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        // Up to 30 s: an agent under valgrind takes seconds to start.
-        for _ in 0..<6000 where !FileManager.default.fileExists(atPath: socket.path) { usleep(5_000) }
+        // Up to 30 s (an agent under valgrind takes seconds to start), unless it has exited.
+        for _ in 0..<6000 where process.isRunning && !FileManager.default.fileExists(atPath: socket.path) { usleep(5_000) }
         guard FileManager.default.fileExists(atPath: socket.path) else { throw BenchFailure("keyhavend did not start (\(executable))") }
         setenv("XDG_RUNTIME_DIR", runtime, 1)
         unsetenv("KEYHAVEN_AGENT_SOCKET")

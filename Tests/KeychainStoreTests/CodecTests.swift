@@ -199,5 +199,9 @@ import Testing
         #expect(try reader.u64() == 0x0C0B_0A09_0807_0605)
         #expect(writer.takeBytes() == expected)
         #expect(writer.bytes.isEmpty)
+        writer.u16(0x0201)
+        #expect(writer.bytes == [1, 2])
+        var short = ByteReader(writer.bytes)
+        #expect(try short.u16() == 0x0201)
     }
 }
