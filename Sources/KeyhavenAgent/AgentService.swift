@@ -114,7 +114,7 @@ package struct AgentService: Sendable {
     /// Whether the request's caller lets the agent prompt.
     static func interactionAllowed(_ request: AgentRequest) -> Bool {
         switch request {
-        case .add(_, _, let caller), .find(_, _, let caller, _), .update(_, _, _, let caller), .delete(_, _, let caller, _),
+        case .add(_, _, let caller), .find(_, _, let caller, _, _), .update(_, _, _, let caller), .delete(_, _, let caller, _),
              .keyOperation(_, _, let caller):
             return caller.interactionAllowed
         default: return false
@@ -156,15 +156,17 @@ package struct AgentService: Sendable {
             try refuseReservedGroup(item.attributes, context)
             item.access = try resolved(item.access, context)
             response.items = [try database(keychain).add(item, caller: caller)]
-        case .find(let keychains, let query, let caller, let withSecrets):
+        case .find(let keychains, let query, let caller, let withSecrets, let withAttributes):
             let caller = try authorizedCaller(caller, context)
             var found = try KeychainSearch.find(query, in: try databases(keychains), caller: caller, withSecrets: withSecrets)
             if withSecrets { found = try checkSecrets(found, caller: caller, context) }
-            // A private key that is not extractable never leaves the agent, whatever is asked.
+            // A private key that is not extractable never leaves the agent, whatever is asked; a
+            // password whose secret alone is asked for leaves without its attributes and access.
             response.items = found
                 .map { found in
                     var item = found.item
                     if !StoredKeyOperation.isExtractable(item) { item.secret = nil }
+                    if !withAttributes && item.itemClass.isPassword { item.attributes = [:]; item.access = nil }
                     return item
                 }
         case .keyOperation(let keychains, let request, let caller):

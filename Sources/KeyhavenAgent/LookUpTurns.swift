@@ -34,7 +34,7 @@ package final class LookUpTurns: Sendable {
 
     /// Whether `request` takes a turn: a look-up of at most one item.
     package static func needed(for request: AgentRequest) -> Bool {
-        guard case .find(_, let query, _, _) = request else { return false }
+        guard case .find(_, let query, _, _, _) = request else { return false }
         return query.limit == 1
     }
 

@@ -31,8 +31,8 @@ package struct AgentKeychain: KeychainBackend {
         return stored
     }
 
-    package func find(_ query: ItemQuery, caller: Caller, withSecrets: Bool) throws(StoreError) -> [StoredItem] {
-        try send(.find(keychains: [path], query: query, caller: caller, withSecrets: withSecrets)).items ?? []
+    package func find(_ query: ItemQuery, caller: Caller, withSecrets: Bool, withAttributes: Bool) throws(StoreError) -> [StoredItem] {
+        try send(.find(keychains: [path], query: query, caller: caller, withSecrets: withSecrets, withAttributes: withAttributes)).items ?? []
     }
 
     package func update(_ query: ItemQuery, with changes: ItemChanges, caller: Caller) throws(StoreError) -> Int {

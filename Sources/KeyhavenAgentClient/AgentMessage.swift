@@ -14,7 +14,9 @@ package enum AgentRequest: Sendable {
     case settings(keychain: String)
     case setSettings(keychain: String, settings: LockSettings)
     case add(keychain: String, item: NewItem, caller: Caller)
-    case find(keychains: [String], query: ItemQuery, caller: Caller, withSecrets: Bool)
+    /// `withAttributes` false: the answer's password items carry no attributes and no access
+    /// object, as the client needs only their secrets (a look-up that returns its data alone).
+    case find(keychains: [String], query: ItemQuery, caller: Caller, withSecrets: Bool, withAttributes: Bool = true)
     case update(keychains: [String], query: ItemQuery, changes: ItemChanges, caller: Caller)
     case delete(keychains: [String], query: ItemQuery, caller: Caller, makeTombstones: Bool)
     case backup(keychain: String, destination: String)
@@ -197,8 +199,8 @@ extension AgentRequest: WireCodable {
             keychain.write(to: &w); settings.write(to: &w)
         case .add(let keychain, let item, let caller):
             keychain.write(to: &w); item.write(to: &w); caller.write(to: &w)
-        case .find(let keychains, let query, let caller, let withSecrets):
-            w.array(keychains); query.write(to: &w); caller.write(to: &w); withSecrets.write(to: &w)
+        case .find(let keychains, let query, let caller, let withSecrets, let withAttributes):
+            w.array(keychains); query.write(to: &w); caller.write(to: &w); withSecrets.write(to: &w); withAttributes.write(to: &w)
         case .update(let keychains, let query, let changes, let caller):
             w.array(keychains); query.write(to: &w); changes.write(to: &w); caller.write(to: &w)
         case .delete(let keychains, let query, let caller, let makeTombstones):
@@ -231,7 +233,7 @@ extension AgentRequest: WireCodable {
         case .add: self = .add(keychain: try String(from: &r), item: try NewItem(from: &r), caller: try Caller(from: &r))
         case .find:
             self = .find(keychains: try r.array(of: String.self), query: try ItemQuery(from: &r), caller: try Caller(from: &r),
-                         withSecrets: try Bool(from: &r))
+                         withSecrets: try Bool(from: &r), withAttributes: try Bool(from: &r))
         case .update:
             self = .update(keychains: try r.array(of: String.self), query: try ItemQuery(from: &r), changes: try ItemChanges(from: &r),
                            caller: try Caller(from: &r))
@@ -294,7 +296,7 @@ extension AgentResponse: WireCodable {
 /// The frame format: a 4-byte big-endian length, then that many bytes: the protocol version
 /// (one byte), the keychain home the sender means (optional text), and the body.
 package enum AgentFraming {
-    package static let version: UInt8 = 4
+    package static let version: UInt8 = 5
     /// The largest answer a client accepts (many items at once); a larger length ends the connection.
     package static let maximumFrame = 48 << 20
     /// The largest request the agent accepts: one item's largest secret (16 MiB) and attributes.

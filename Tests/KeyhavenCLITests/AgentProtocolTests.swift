@@ -64,6 +64,7 @@ struct AgentProtocolTests {
             .grants(change: GrantChange(application: "/bin/a", groups: ["g", "*"], revoke: true), password: Data()),
             .echo(data: Data()), .echo(data: Data([0, 1, 255])),
             .keyOperation(keychains: ["/k"], request: keyOperation, caller: caller),
+            .find(keychains: ["/a"], query: query, caller: caller, withSecrets: true, withAttributes: false),
         ]
     }
 
@@ -103,12 +104,14 @@ struct AgentProtocolTests {
             #expect(home == "/home/ann")
             #expect(payload(decoded, home: home) == bytes)
         }
-        guard case .find(let keychains, let query, let caller, true) = try AgentFraming.decode(AgentRequest.self, from: payload(Self.requests[12]))
-        else { Issue.record("not a find"); return }
+        guard case .find(let keychains, let query, let caller, true, true) = try AgentFraming.decode(AgentRequest.self, from: payload(Self.requests[12]))
+        else { Issue.record("not a find of whole items"); return }
+        guard case .find(_, _, _, true, false) = try AgentFraming.decode(AgentRequest.self, from: payload(Self.requests.last!))
+        else { Issue.record("not a find of secrets alone"); return }
         #expect(keychains == ["/a", "/b"] && caller.accessGroups == ["a", "*"] && !caller.interactionAllowed && caller.skipsUntrusted)
         #expect(query.criteria == Self.query.criteria && query.limit == nil && query.tombstone == false)
         #expect(query.persistentReference == .rowID(.genericPassword, 9) && query.hostOrSubdomain == "example.com")
-        guard case .keyOperation(_, let operation, _) = try AgentFraming.decode(AgentRequest.self, from: payload(Self.requests.last!))
+        guard case .keyOperation(_, let operation, _) = try AgentFraming.decode(AgentRequest.self, from: payload(Self.requests[22]))
         else { Issue.record("not a key operation"); return }
         #expect(operation == Self.keyOperation)
     }
@@ -136,7 +139,7 @@ struct AgentProtocolTests {
             request.write(to: &writer)
             #expect(writer.bytes.first == request.tag)
         }
-        #expect(Self.requests.map(\.tag) == [1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 18, 19, 19, 16])
+        #expect(Self.requests.map(\.tag) == [1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 18, 19, 19, 16, 11])
     }
 
     @Test("Optionals and lists are the bytes docs/agent-protocol.md gives: a u8 flag, a u32 little-endian count")
@@ -156,6 +159,11 @@ struct AgentProtocolTests {
         let find = body(AgentRequest.find(keychains: ["/k", "/k"], query: ItemQuery(itemClass: .genericPassword), caller: Caller(accessGroups: ["*"]),
                                           withSecrets: true))
         #expect(Array(find.prefix(17)) == [11, 2, 0, 0, 0] + slashK + slashK)
+        // A find ends with its two booleans: with secrets, with attributes (true unless said).
+        #expect(Array(find.suffix(2)) == [1, 1])
+        let secretsAlone = body(AgentRequest.find(keychains: ["/k"], query: ItemQuery(itemClass: .genericPassword), caller: Caller(accessGroups: ["*"]),
+                                                  withSecrets: true, withAttributes: false))
+        #expect(Array(secretsAlone.suffix(2)) == [1, 0])
         // Every field of a response is optional, in order: failure, items, status, settings,
         // count, home, pid, data, grants.
         #expect(body(AgentResponse()) == [UInt8](repeating: 0, count: 9))
@@ -188,7 +196,7 @@ struct AgentProtocolTests {
             _ = try AgentFraming.decode(AgentRequest.self, from: Array(#"{"v":1,"body":{"hello":{}}}"#.utf8))
             Issue.record("a version 1 frame was read")
         } catch {
-            #expect(error.code == .wrongVersion && error.message.contains("protocol 1, not 4"))
+            #expect(error.code == .wrongVersion && error.message.contains("protocol 1, not \(AgentFraming.version)"))
         }
     }
 
@@ -208,14 +216,15 @@ struct AgentProtocolTests {
 
     @Test("Forged counts and lengths fail before allocating; invalid UTF-8, booleans and tags are refused")
     func forgedFields() {
+        let v = AgentFraming.version
         let cases: [(String, [UInt8])] = [
-            ("count larger than the message", [4, 0, 11] + [0xFF, 0xFF, 0xFF, 0x7F]),
-            ("the data is truncated", [4, 0, 6] + [0xFF, 0xFF, 0xFF, 0xFF]),
-            ("text that is not UTF-8", [4, 0, 6, 2, 0, 0, 0, 0xC3, 0x28]),
+            ("count larger than the message", [v, 0, 11] + [0xFF, 0xFF, 0xFF, 0x7F]),
+            ("the data is truncated", [v, 0, 6] + [0xFF, 0xFF, 0xFF, 0xFF]),
+            ("text that is not UTF-8", [v, 0, 6, 2, 0, 0, 0, 0xC3, 0x28]),
             // A truncated sequence then "a": repaired, it would be as long as sent.
-            ("text that is not UTF-8", [4, 0, 6, 4, 0, 0, 0, 0xF0, 0x9F, 0x98, 0x61]),
-            ("a boolean that is neither 0 nor 1", [4, 7]),
-            ("an unknown request", [4, 0, 200]),
+            ("text that is not UTF-8", [v, 0, 6, 4, 0, 0, 0, 0xF0, 0x9F, 0x98, 0x61]),
+            ("a boolean that is neither 0 nor 1", [v, 7]),
+            ("an unknown request", [v, 0, 200]),
         ]
         for (message, bytes) in cases {
             do {

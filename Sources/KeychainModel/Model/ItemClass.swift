@@ -14,4 +14,7 @@ package enum ItemClass: String, Sendable, Hashable, CaseIterable {
         case .certificate: return .certificate
         }
     }
+
+    /// A generic or an internet password: an item whose secret is all a program reads of it.
+    package var isPassword: Bool { self == .genericPassword || self == .internetPassword }
 }

@@ -4,14 +4,15 @@ package enum KeychainSearch {
     /// Items from each keychain in turn, up to the query's limit, each with the keychain it came
     /// from. A keychain that cannot answer (locked, damaged) is passed over when others have
     /// matches; with none, its error is the answer, else `.itemNotFound`.
+    /// `withAttributes` as ``KeychainBackend/find(_:caller:withSecrets:withAttributes:)`` says.
     package static func find(_ query: ItemQuery, in keychains: [any KeychainBackend], caller: Caller,
-                             withSecrets: Bool) throws(StoreError) -> [(keychain: any KeychainBackend, item: StoredItem)] {
+                             withSecrets: Bool, withAttributes: Bool = true) throws(StoreError) -> [(keychain: any KeychainBackend, item: StoredItem)] {
         var query = query
         var found: [(keychain: any KeychainBackend, item: StoredItem)] = []
         var firstError: StoreError?
         for keychain in keychains {
             do throws(StoreError) {
-                found += try keychain.find(query, caller: caller, withSecrets: withSecrets).map { (keychain, $0) }
+                found += try keychain.find(query, caller: caller, withSecrets: withSecrets, withAttributes: withAttributes).map { (keychain, $0) }
             } catch where error.code == .itemNotFound {
                 continue
             } catch {

@@ -23,8 +23,11 @@ enum SecItemTargets {
         // (the ref then reaches the key through it).
         let agentHeld = keychains.contains { $0 is AgentKeychain }
         let withSecrets = dictionary.returns.data || (dictionary.needsSecrets && (!agentHeld || dictionary.itemClass == .certificate))
+        // A password's data alone needs nothing else of the item (``ResultBuilder``): the agent
+        // then leaves its attributes and access object off the wire.
+        let withAttributes = !(dictionary.returns == ReturnFlags(data: true) && dictionary.itemClass.isPassword)
         return try engine { () throws(StoreError) in
-            try KeychainSearch.find(dictionary.query, in: keychains, caller: caller, withSecrets: withSecrets)
+            try KeychainSearch.find(dictionary.query, in: keychains, caller: caller, withSecrets: withSecrets, withAttributes: withAttributes)
         }
     }
 
