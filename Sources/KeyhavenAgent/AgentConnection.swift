@@ -54,14 +54,16 @@ final class AgentConnection: Sendable {
         // How soon requests have been following answers (when the last answer was written; 0: none).
         var gaps = PollBudget(longest: Wakefulness.longest)
         var answeredAt: UInt64 = 0
+        // A request is usually read in one recv, its length and body together (``FrameReader``).
+        var reader = FrameReader(fd: fd)
+        defer { reader.discardPending() }
         while true {
-            if answeredAt != 0 { _ = wakefulness.stayAwake(on: fd, for: gaps.whole()) }
-            guard let header = SocketIO.receive(fd, count: 4) else { return }
-            if answeredAt != 0 { gaps.record(MonotonicClock.nanoseconds() &- answeredAt) }
-            let length = header.reduce(0) { $0 << 8 | Int($1) }
+            if answeredAt != 0 && !reader.hasPending { _ = wakefulness.stayAwake(on: fd, for: gaps.whole()) }
             // An oversized length ends the connection before its bytes are read; memory is taken
             // as the bytes come, not for the length announced.
-            guard length <= AgentFraming.maximumRequest, var payload = SocketIO.receive(fd, count: length, step: 64 << 10) else { return }
+            guard var payload = try? reader.next(maximum: AgentFraming.maximumRequest, step: 64 << 10, arrived: {
+                if answeredAt != 0 { gaps.record(MonotonicClock.nanoseconds() &- answeredAt) }
+            }) else { return }
             let answered = respond(to: payload, client: client)
             zeroize(&payload)
             guard case (var bytes, let then)? = answered else { return }

@@ -82,57 +82,25 @@ package final class AgentClient {
         return try AgentFraming.decode(AgentResponse.self, from: payload)
     }
 
-    /// What the first read of an answer takes: most answers whole (the agent writes a frame in one
-    /// `send`), so one `recv` reads the length and the body together.
-    package static let firstRead = 4096
-
-    /// The body of the next frame, read in one `recv` when it fits in ``firstRead`` bytes, else in
-    /// as many as it needs; `arrived` runs when its first bytes do. The agent sends nothing
-    /// unasked, so a byte after the frame is a broken connection (`.decode`), as is a length over
-    /// ``AgentFraming/maximumFrame`` (thrown before the body is read). Every buffer that held
-    /// bytes of the answer is wiped before it is given up; the caller wipes the body.
+    /// The body of the next frame (``FrameReader``): `arrived` runs when its first bytes do. The
+    /// agent sends nothing unasked, so a byte after the frame is a broken connection (`.decode`),
+    /// as is a length over ``AgentFraming/maximumFrame`` (thrown before the body is read).
     private func readAnswer(arrived: () -> Void) throws(StoreError) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: Self.firstRead)
-        var received = 0
-        do throws(StoreError) {
-            try receive(into: &buffer, received: &received, atLeast: 4, arrived: arrived)
-            let length = buffer.prefix(4).reduce(0) { $0 << 8 | Int($1) }
-            guard length <= AgentFraming.maximumFrame else { throw StoreError(.decode, "the agent sent an oversized message") }
-            let total = 4 + length
-            guard received <= total else { throw StoreError(.decode, "the agent sent bytes after its answer") }
-            if total > buffer.count {
-                var whole = [UInt8](repeating: 0, count: total)
-                whole.withUnsafeMutableBytes { target in buffer.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(received))) } }
-                zeroize(&buffer)
-                buffer = whole
-            }
-            try receive(into: &buffer, received: &received, atLeast: total, arrived: arrived)
-            // The body moves to the front; the bytes it leaves behind are wiped before the array
-            // is shortened (its capacity stays, so nothing is copied or freed unwiped).
-            buffer.withUnsafeMutableBytes { raw in
-                guard let base = raw.baseAddress else { return }
-                memmove(base, base + 4, length)
-                explicit_bzero(base + length, raw.count - length)
-            }
-            buffer.removeLast(buffer.count - length)
-            return buffer
+        var reader = FrameReader(fd: fd)
+        var body: [UInt8]
+        do throws(FrameReader.Failure) {
+            body = try reader.next(maximum: AgentFraming.maximumFrame, arrived: arrived)
+        } catch .oversized {
+            throw StoreError(.decode, "the agent sent an oversized message")
         } catch {
-            zeroize(&buffer)
-            throw error
+            throw StoreError(.notAvailable, "the agent closed the connection")
         }
-    }
-
-    /// Reads into `buffer` after its first `received` bytes, up to its end, until at least
-    /// `atLeast` bytes are in.
-    private func receive(into buffer: inout [UInt8], received: inout Int, atLeast: Int, arrived: () -> Void) throws(StoreError) {
-        while received < atLeast {
-            let start = received
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + start, $0.count - start, 0) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw StoreError(.notAvailable, "the agent closed the connection") }
-            if received == 0 { arrived() }
-            received += n
+        guard !reader.hasPending else {
+            zeroize(&body)
+            reader.discardPending()
+            throw StoreError(.decode, "the agent sent bytes after its answer")
         }
+        return body
     }
 
     /// Whether an idle connection can carry another request: nothing to read (the agent sends

@@ -34,7 +34,7 @@ struct AgentClientReadTests {
         write(answer(small), to: agent)
         #expect(try client.exchange(.echo(data: Data())).data == small)
 
-        let large = Data((0..<(3 * AgentClient.firstRead)).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        let large = Data((0..<(3 * FrameReader.firstRead)).map { UInt8(truncatingIfNeeded: $0 * 7) })
         write(answer(large), to: agent)
         #expect(try client.exchange(.echo(data: Data())).data == large)
 
