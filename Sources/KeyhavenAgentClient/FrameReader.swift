@@ -15,8 +15,9 @@ import KeychainModel
 /// starts from them. Bytes of a frame are wiped from every buffer given up, except those that
 /// ``next(maximum:step:arrived:)`` outgrows with a `step` (see there).
 package struct FrameReader {
-    /// What the first read of a frame takes.
-    package static let firstRead = 4096
+    /// What the first read of a frame takes: a look-up's request and answer, and most others,
+    /// whole.
+    package static let firstRead = 1024
 
     package enum Failure: Error, Equatable {
         /// The connection ended (or broke) before the frame did.
@@ -47,7 +48,7 @@ package struct FrameReader {
     /// so it is for a process whose freed memory is overwritten (the agent's). Without one, the
     /// buffer grows once, to the frame's size, and the outgrown one is wiped.
     package mutating func next(maximum: Int, step: Int = .max, arrived: () -> Void = {}) throws(Failure) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: Self.firstRead)
+        var buffer = Self.room(Self.firstRead)
         var received = pending.count
         if received > 0 {
             buffer.withUnsafeMutableBytes { target in pending.withUnsafeBytes { target.copyMemory(from: $0) } }
@@ -64,12 +65,13 @@ package struct FrameReader {
                 try receive(into: &buffer, received: &received, atLeast: received + 1, arrived: arrived)
             }
             if received > total { pending = Array(buffer[total..<received]) }
-            // The body moves to the front; the bytes it leaves behind are wiped before the array
-            // is shortened (its capacity stays, so nothing is copied or freed unwiped).
+            // The body moves to the front; the bytes received behind it are wiped before the
+            // array is shortened (its capacity stays, so nothing is copied or freed unwiped).
+            let received = received
             buffer.withUnsafeMutableBytes { raw in
                 guard let base = raw.baseAddress else { return }
                 memmove(base, base + 4, length)
-                explicit_bzero(base + length, raw.count - length)
+                explicit_bzero(base + length, received - length)
             }
             buffer.removeLast(buffer.count - length)
             return buffer
@@ -83,13 +85,20 @@ package struct FrameReader {
     /// it is), or without a step all of it at once (the outgrown buffer wiped).
     private func grow(_ buffer: inout [UInt8], toward total: Int, step: Int) {
         if step == .max {
-            var whole = [UInt8](repeating: 0, count: total)
+            var whole = Self.room(total)
             whole.withUnsafeMutableBytes { target in buffer.withUnsafeBytes { target.copyMemory(from: $0) } }
             zeroize(&buffer)
             buffer = whole
         } else {
             buffer.append(contentsOf: repeatElement(0, count: min(step, total - buffer.count)))
         }
+    }
+
+    /// Room for `count` bytes, not cleared: only the bytes `recv` writes are ever read, and those
+    /// are wiped (clearing the whole first read's buffer on every frame, and wiping all of it
+    /// again, cost more than the frame's own bytes).
+    private static func room(_ count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 
     /// Reads into `buffer` after its first `received` bytes, up to its end, until at least

@@ -4,9 +4,11 @@ import KeychainStore
 import KeyhavenAgentClient
 
 /// The agent protocol's codec alone, on the frames of a real look-up: the request a program's
-/// `SecItemCopyMatching` sends (one password, with its data) and the agent's answer to it, each
-/// encoded and decoded in a loop. The four steps a look-up through the agent pays besides the
-/// socket and the search (docs/benchmarks.md, "The agent protocol's codec").
+/// `SecItemCopyMatching` sends for one password and the agent's answer to it, each encoded and
+/// decoded in a loop. The four steps a look-up through the agent pays besides the socket and the
+/// search (docs/benchmarks.md, "The agent protocol's codec"). With `withAttributes` false the
+/// request is that of `kSecReturnData` alone, whose answer carries the password's secret without
+/// its attributes; with true, that of `kSecReturnData` with `kSecReturnAttributes`.
 struct CodecRun {
     let options: Options
 
@@ -24,7 +26,7 @@ struct CodecRun {
     /// Calls per round; the best of `options.rounds` rounds is kept (the machine's noise only adds).
     static let calls = 20_000
 
-    func run() throws -> Result {
+    func run(withAttributes: Bool) throws -> Result {
         let size = options.sizes.min() ?? 1_000
         let home = try BenchFixture.use(folder: options.fixtures, items: size)
         let agent = try BenchAgent(executable: options.agent, home: home)
@@ -33,7 +35,7 @@ struct CodecRun {
         query.criteria = ["svce": .string(BenchFixture.service), "acct": .string(BenchFixture.account(size / 2))]
         query.limit = 1
         let request = AgentRequest.find(keychains: [KeychainHome(path: home).defaultKeychainPath], query: query,
-                                        caller: AccessGroupConfiguration.currentCaller(), withSecrets: true)
+                                        caller: AccessGroupConfiguration.currentCaller(), withSecrets: true, withAttributes: withAttributes)
         let answer = try AgentConnectionPool.shared.send(request, socket: agent.socket, home: home)
         guard answer.items?.first?.secret?.count == BenchFixture.secret.count else { throw BenchFailure("the agent's answer holds no item") }
         // What each side decodes: the frame after its 4-byte length.

@@ -28,10 +28,13 @@ if arguments.first == "worker", arguments.count == 5, let work = LoadRun.Work(ra
 do {
     let options = try Options(arguments)
     if options.only == "codec" {
-        let result = try CodecRun(options: options).run()
-        print("agent protocol codec, one look-up (request \(result.requestBytes) bytes, answer \(result.answerBytes) bytes), best of \(options.rounds) rounds of \(CodecRun.calls):")
-        print("  encode request \(format(result.encodeRequest, 2)) us, decode request \(format(result.decodeRequest, 2)) us, "
-              + "encode answer \(format(result.encodeAnswer, 2)) us, decode answer \(format(result.decodeAnswer, 2)) us, total \(format(result.total, 2)) us")
+        for (name, withAttributes) in [("its data alone", false), ("its data and attributes", true)] {
+            let result = try CodecRun(options: options).run(withAttributes: withAttributes)
+            print("agent protocol codec, one look-up of a password, \(name) (request \(result.requestBytes) bytes, answer \(result.answerBytes) bytes), "
+                  + "best of \(options.rounds) rounds of \(CodecRun.calls):")
+            print("  encode request \(format(result.encodeRequest, 2)) us, decode request \(format(result.decodeRequest, 2)) us, "
+                  + "encode answer \(format(result.encodeAnswer, 2)) us, decode answer \(format(result.decodeAnswer, 2)) us, total \(format(result.total, 2)) us")
+        }
         exit(0)
     }
     if options.only == "count" {
