@@ -204,4 +204,30 @@ import Testing
         var short = ByteReader(writer.bytes)
         #expect(try short.u16() == 0x0201)
     }
+
+    @Test("An item class read from bytes is the one its text names, and nothing else is one; on the wire too")
+    func itemClassFromBytes() throws {
+        for itemClass in ItemClass.allCases {
+            #expect(ItemClass(utf8: Array(itemClass.rawValue.utf8)[...]) == itemClass)
+            // From the middle of a buffer, as the agent reads it.
+            #expect(ItemClass(utf8: Array(("xx" + itemClass.rawValue + "y").utf8)[2..<6]) == itemClass)
+        }
+        for text in ["", "gen", "genpp", "GENP", "gene", "inet ", "key", "cer\u{0}", "ceru"] {
+            #expect(ItemClass(utf8: Array(text.utf8)[...]) == nil && ItemClass(rawValue: text) == nil)
+        }
+        #expect(ItemClass(utf8: [0x67, 0x65, 0x6E, 0xF0][...]) == nil)
+        var writer = ByteWriter()
+        ItemClass.certificate.write(to: &writer)
+        "cerT".write(to: &writer)
+        var reader = ByteReader(writer.bytes)
+        #expect(try ItemClass(from: &reader) == .certificate)
+        #expect(throws: StoreError(.decode, "an unknown item class")) { _ = try ItemClass(from: &reader) }
+        // A dictionary of none reads back as empty; of some, as they were.
+        var pairs = ByteWriter()
+        [String: AttributeValue]().write(to: &pairs)
+        ["acct": AttributeValue.string("a")].write(to: &pairs)
+        var read = ByteReader(pairs.bytes)
+        #expect(try [String: AttributeValue](from: &read).isEmpty)
+        #expect(try [String: AttributeValue](from: &read) == ["acct": .string("a")])
+    }
 }

@@ -137,7 +137,8 @@ extension Dictionary: WireCodable where Key == String, Value: WireCodable {
     package init(from reader: inout ByteReader) throws(StoreError) {
         let count = try reader.count()
         self = [:]
-        reserveCapacity(count)
+        // Not for none: reserving on the empty dictionary allocates storage it would not need.
+        if count > 0 { reserveCapacity(count) }
         for _ in 0..<count {
             let key = try String(from: &reader)
             guard updateValue(try Value(from: &reader), forKey: key) == nil else { throw StoreError(.decode, "a repeated key") }

@@ -17,4 +17,19 @@ package enum ItemClass: String, Sendable, Hashable, CaseIterable {
 
     /// A generic or an internet password: an item whose secret is all a program reads of it.
     package var isPassword: Bool { self == .genericPassword || self == .internetPassword }
+
+    /// The class whose raw value these UTF-8 bytes are, or nil: as `init(rawValue:)` on their
+    /// text, without making the text (the agent protocol and persistent references carry the
+    /// name as bytes).
+    package init?(utf8 bytes: ArraySlice<UInt8>) {
+        guard bytes.count == 4 else { return nil }
+        let i = bytes.startIndex
+        switch (bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]) {
+        case (0x67, 0x65, 0x6E, 0x70): self = .genericPassword  // genp
+        case (0x69, 0x6E, 0x65, 0x74): self = .internetPassword  // inet
+        case (0x6B, 0x65, 0x79, 0x73): self = .key  // keys
+        case (0x63, 0x65, 0x72, 0x74): self = .certificate  // cert
+        default: return nil
+        }
+    }
 }

@@ -7,7 +7,7 @@ import FoundationEssentials
 extension ItemClass: WireCodable {
     package func write(to writer: inout ByteWriter) { rawValue.write(to: &writer) }
     package init(from reader: inout ByteReader) throws(StoreError) {
-        guard let value = ItemClass(rawValue: try String(from: &reader)) else { throw StoreError(.decode, "an unknown item class") }
+        guard let value = ItemClass(utf8: try reader.lengthPrefixed()) else { throw StoreError(.decode, "an unknown item class") }
         self = value
     }
 }

@@ -22,9 +22,7 @@ package enum PersistentReference: Sendable, Hashable {
 
     /// Parses a reference from its bytes as the agent protocol carries them.
     package init?(bytes raw: ArraySlice<UInt8>) {
-        guard raw.count == 20 || raw.count == 12,
-              let name = String(exactUTF8: raw.prefix(4)),
-              let itemClass = ItemClass(rawValue: name) else { return nil }
+        guard raw.count == 20 || raw.count == 12, let itemClass = ItemClass(utf8: raw.prefix(4)) else { return nil }
         let rest = raw.dropFirst(4)
         if raw.count == 20 {
             self = .uuid(itemClass, Data(rest))
