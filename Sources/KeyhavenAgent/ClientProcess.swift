@@ -18,8 +18,11 @@ import Synchronization
 /// read through `/proc/PID/exe` and the process is checked to be alive through the pidfd after,
 /// so a pid recycled in between is noticed. The identity is computed at the first request that
 /// needs it and checked again before each decision: a process that has since run another
-/// program (execve keeps the connection) is identified anew, and a debugger attached since makes
-/// it tampered.
+/// program (execve keeps the connection) is identified anew and tampered for the rest of the
+/// connection, and a debugger attached since makes it tampered too. (Requests on a connection kept
+/// across execve may be written by a child forked before it, which shares the connection: the
+/// program the process runs now does not say who writes them. macOS tells them apart by the
+/// audit token's pid version, which execve changes.)
 package final class ClientProcess: Sendable {
     package let pid: Int32
     private let pidfd: Int32
@@ -66,9 +69,11 @@ package final class ClientProcess: Sendable {
     }
 
     /// The identity of the program the process runs now; a fresh reading if it ran another
-    /// program since the last one, or a debugger attached.
+    /// program since the last one, or a debugger attached; tampered when it ran another program
+    /// since this connection's first reading (see above).
     package func identity() -> ApplicationIdentity {
         if let identity = knownIdentity() { return identity }
+        let ranAnotherProgram = known.withLock { $0 != nil }
         let exePath = "/proc/\(pid)/exe"
         let fd = open(exePath, O_RDONLY | O_CLOEXEC)
         defer { if fd >= 0 { close(fd) } }
@@ -76,6 +81,7 @@ package final class ClientProcess: Sendable {
         var opened = stat()
         let environment = self.environment
         var identity = ApplicationIdentityReader.identity(executable: fd, path: path, environment: environment, traced: isTraced)
+        if ranAnotherProgram { identity.isTampered = true }
         // Read after the descriptor was opened: alive now means the pid was this process all along.
         guard fd >= 0, fstat(fd, &opened) == 0, isAlive else {
             identity.isTampered = true

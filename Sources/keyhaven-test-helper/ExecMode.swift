@@ -6,15 +6,16 @@ import KeychainModel
 import KeyhavenAgentClient
 
 /// `keyhaven-test-helper exec-hold ACCOUNT PROGRAM`: reads the item `ACCOUNT` (service "access")
-/// through its own connection to the agent, then runs PROGRAM in its place (execve) with that
-/// connection left open: `PROGRAM adopt FD ACCOUNT` sends the same read on it, without a prompt,
-/// and prints `status N` (and `data TEXT`). The agent must see PROGRAM, not the program that
-/// connected.
+/// through its own connection to the agent, whatever the answer (the agent has then identified
+/// this program), then runs PROGRAM in its place (execve) with that connection left open:
+/// `PROGRAM adopt FD ACCOUNT` sends the same read on it, without a prompt, and prints `status N`
+/// (and `data TEXT`). The agent must not take PROGRAM for the program that connected, nor trust
+/// requests on that connection as PROGRAM's (docs/access.md).
 func runExecHold(account: String, program: String) -> Never {
     do {
         let home = try KeychainHome.current()
         let client = try AgentClient(socket: AgentSocket.current(), home: home.path)
-        _ = try client.send(read(account, home: home))
+        _ = try client.exchange(read(account, home: home))
         let fd = client.detach()
         _ = fcntl(fd, F_SETFD, 0)  // kept across execve
         let arguments = [program, "adopt", String(fd), account]

@@ -476,21 +476,33 @@ struct AccessControlTests {
         #expect(dumped.output.contains(s.helperGroup))
     }
 
-    @Test("A process that runs another program keeps its connection, and the agent sees the new program")
+    @Test("A process that runs another program keeps its connection, and the agent trusts nothing on it: not the new program, which may not be what writes there")
     func execKeepsConnection() throws {
         let s = try Setup()
         defer { s.finish() }
         try s.itemSharedWithCopy("e1")
-        func holdThenRun(_ program: String) throws -> String {
+        func holdThenRun(_ program: String, from first: String) throws -> String {
             let out = Pipe()
-            let process = try s.start(s.helper, ["exec-hold", "e1", program], display: false, groups: s.helperGroup, output: out)
+            let process = try s.start(first, ["exec-hold", "e1", program], display: false, groups: s.helperGroup, output: out)
             let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             return text
         }
-        // The helper becomes itself again: still trusted. It becomes the copy: refused, no prompt.
-        #expect(try holdThenRun(s.helper) == "status 0\ndata e1\n")
-        #expect(try holdThenRun(s.copy) == "status -25308\n")
+        // The helper becomes itself again (the same file): still trusted.
+        let again = try holdThenRun(s.helper, from: s.helper)
+        #expect(again == "status 0\ndata e1\n", "\(again)")
+        // Another program is tampered on that connection, as one started with LD_PRELOAD: the
+        // helper becomes the copy, which the item does not trust and which is then granted no
+        // group (errSecMissingEntitlement, where the copy on a connection of its own would be
+        // refused by the item, errSecInteractionNotAllowed).
+        let copy = try holdThenRun(s.copy, from: s.helper)
+        #expect(copy == "status -34018\n", "\(copy)")
+        // The copy becomes the helper, which the item trusts: refused all the same (before, the
+        // item was read). Requests on a connection kept across execve may come from a child
+        // forked before it, which shares the connection: the program the process runs now does
+        // not say who writes them.
+        let helper = try holdThenRun(s.helper, from: s.copy)
+        #expect(helper == "status -25308\n", "\(helper)")
     }
 
     @Test("A program started with LD_PRELOAD or traced by a debugger is trusted by nothing, its own items included")

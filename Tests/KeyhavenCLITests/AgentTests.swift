@@ -153,6 +153,17 @@ struct AgentTests {
         #expect(kept() >= 1 && kept() <= 8)  // at most 8 kept
     }
 
+    @Test("A library connection is close-on-exec: a program the process runs does not inherit it")
+    func connectionsCloseOnExec() throws {
+        let k = try CommandRunner()
+        defer { k.finish() }
+        #expect(try k.run("agent", "start").status == 0)
+        let client = try AgentClient(socket: AgentSocket(path: k.runtime + "/keyhaven/agent.sock"))
+        let fd = client.detach()
+        defer { close(fd) }
+        #expect(fcntl(fd, F_GETFD) & FD_CLOEXEC != 0)
+    }
+
     @Test("Library discovery says hello once per agent on the connection its calls use, follows a restart, and falls back when the agent is gone")
     func discoveryFollowsTheAgent() throws {
         let k = try CommandRunner()
