@@ -22,7 +22,8 @@ package struct FrameReader {
     package enum Failure: Error, Equatable {
         /// The connection ended (or broke) before the frame did.
         case closed
-        /// The frame's length is over the maximum; none of its body was asked for.
+        /// The frame's length is over the maximum: nothing more of it was read than the first
+        /// read took, and nothing allocated for it.
         case oversized
     }
 
