@@ -42,6 +42,21 @@ struct FrameReaderTests {
         #expect(throws: FrameReader.Failure.closed) { try reader.next(maximum: 1000) }
     }
 
+    @Test("Of frames sent together, a read takes at most the first read's 1 KiB: the rest stays in the socket")
+    func holdsAtMostTheFirstRead() throws {
+        let (reading, writing) = try socketPair()
+        defer { close(reading); close(writing) }
+        let frames = (0..<40).flatMap { frame([UInt8](repeating: UInt8($0), count: 96)) }  // 4,000 bytes
+        write(frames, to: writing)
+        var reader = FrameReader(fd: reading)
+        #expect(try reader.next(maximum: 1000) == [UInt8](repeating: 0, count: 96))
+        var left: Int32 = 0
+        #expect(ioctl(reading, UInt(FIONREAD), &left) == 0)
+        #expect(Int(left) == frames.count - FrameReader.firstRead && FrameReader.firstRead == 1024)
+        for index in 1..<40 { #expect(try reader.next(maximum: 1000) == [UInt8](repeating: UInt8(index), count: 96)) }
+        #expect(!reader.hasPending)
+    }
+
     @Test("A frame longer than the first read, read with a step and without one")
     func longFrames() throws {
         let body = (0..<(5 * FrameReader.firstRead + 3)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
