@@ -59,8 +59,8 @@ final class AgentConnection: Sendable {
         defer { reader.discardPending() }
         while true {
             if answeredAt != 0 && !reader.hasPending { _ = wakefulness.stayAwake(on: fd, for: gaps.whole()) }
-            // An oversized length ends the connection before its bytes are read; memory is taken
-            // as the bytes come, not for the length announced.
+            // An oversized length ends the connection before more of it is read than the first
+            // read took; memory is taken as the bytes come, not for the length announced.
             guard var payload = try? reader.next(maximum: AgentFraming.maximumRequest, step: 64 << 10, arrived: {
                 if answeredAt != 0 { gaps.record(MonotonicClock.nanoseconds() &- answeredAt) }
             }) else { return }

@@ -38,6 +38,8 @@ package final class ClientProcess: Sendable {
     /// rest of a look-up, and a tracer that detaches before a request passes any reading).
     static let tracerReadingLifetime: UInt64 = 500_000_000
     private let known = Mutex<Known?>(nil)
+    /// Whether the executable was read before on this connection (even if that reading failed).
+    private let readBefore = Atomic<Bool>(false)
     /// What this request was allowed once by the user (cleared for each request).
     private let allowance = Mutex(Allowance())
 
@@ -69,11 +71,12 @@ package final class ClientProcess: Sendable {
     }
 
     /// The identity of the program the process runs now; a fresh reading if it ran another
-    /// program since the last one, or a debugger attached; tampered when it ran another program
-    /// since this connection's first reading (see above).
+    /// program since the last one, or a debugger attached; tampered when it is read again on this
+    /// connection: it ran another program since the first reading (see above), or that reading
+    /// failed (a program that made its own file unreadable and then ran another is no exception).
     package func identity() -> ApplicationIdentity {
         if let identity = knownIdentity() { return identity }
-        let ranAnotherProgram = known.withLock { $0 != nil }
+        let ranAnotherProgram = readBefore.exchange(true, ordering: .relaxed)
         let exePath = "/proc/\(pid)/exe"
         let fd = open(exePath, O_RDONLY | O_CLOEXEC)
         defer { if fd >= 0 { close(fd) } }
