@@ -9,12 +9,15 @@ struct CountRun {
 
     /// Makes 20 calls of ``Options/work`` to warm up, then ``Options/calls`` more: through an
     /// agent started for them and stopped after (under callgrind, it writes its profile as it
-    /// exits), or with `--route process` in this process (look-ups only).
+    /// exits), or with `--route process` in this process (look-ups and updates).
     func run() throws {
         let home = try BenchFixture.use(folder: options.fixtures, items: size)
         guard options.throughAgent else {
-            guard options.work == .copyMatching else { throw BenchFailure("an echo is an agent's; --route process takes --work copy") }
-            calls { BenchFixture.copyMatching($0) }
+            switch options.work {
+            case .copyMatching: calls { BenchFixture.copyMatching($0) }
+            case .update: calls { BenchFixture.update($0, round: 1) }
+            case .echo: throw BenchFailure("an echo is an agent's; --route process takes --work copy or update")
+            }
             return
         }
         let agent = try BenchAgent(executable: options.agent, home: home)

@@ -12,6 +12,8 @@ struct LoadRun {
     enum Work: String {
         case copyMatching = "copy"
         case echo
+        /// `SecItemUpdate` of one item's data (what `--only count` counts of a write).
+        case update
     }
 
     /// The client processes' run: calls a second, their times, the CPU time a call.
@@ -134,6 +136,7 @@ struct LoadRun {
         switch work {
         case .copyMatching: return { BenchFixture.copyMatching($0) }
         case .echo: return { _ in BenchAgent.echo(payload, socket: socket, home: home) }
+        case .update: return { BenchFixture.update($0, round: 1) }
         }
     }
 

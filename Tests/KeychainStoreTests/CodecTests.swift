@@ -205,6 +205,49 @@ import Testing
         #expect(try short.u16() == 0x0201)
     }
 
+    @Test("The writer's copies of arrays, slices, buffers, text and zeros write what its generic copy writes")
+    func writerTypedCopies() throws {
+        let array: [UInt8] = [1, 2, 3, 250]
+        let text = "añ✓"
+        var typed = ByteWriter(), generic = ByteWriter()
+        typed.raw(array)
+        typed.raw(array[1...2])
+        array.withUnsafeBytes { typed.raw($0) }
+        typed.raw(text.utf8)
+        typed.zeros(5)
+        typed.zeros(0)
+        func appendGenerically<C: Collection>(_ c: C) where C.Element == UInt8 { generic.raw(c) }
+        appendGenerically(array)
+        appendGenerically(array[1...2])
+        appendGenerically(array)
+        appendGenerically(text.utf8)
+        appendGenerically(repeatElement(0, count: 5))
+        #expect(typed.bytes == generic.bytes)
+        #expect(typed.bytes == [1, 2, 3, 250, 2, 3, 1, 2, 3, 250, 0x61, 0xC3, 0xB1, 0xE2, 0x9C, 0x93, 0, 0, 0, 0, 0])
+    }
+
+    @Test("Attributes inside an encrypted blob have the layout docs/file-format.md gives, byte for byte")
+    func attributeLayout() throws {
+        var writer = ByteWriter()
+        AttributeCodec.encode(["labl": .string("é"), "acct": .data(Data([9])), "port": .number(-2)], into: &writer)
+        let expected: [UInt8] = [3, 0]  // u16 count
+            + [4] + Array("acct".utf8) + [0x64, 1, 0, 0, 0, 9]
+            + [4] + Array("labl".utf8) + [0x73, 2, 0, 0, 0, 0xC3, 0xA9]
+            + [4] + Array("port".utf8) + [0x6E, 8, 0, 0, 0, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+        #expect(writer.bytes == expected)
+        var reader = ByteReader(writer.bytes)
+        #expect(try AttributeCodec.decode(from: &reader) == ["labl": .string("é"), "acct": .data(Data([9])), "port": .number(-2)])
+    }
+
+    @Test("Padding is the content's length, the content, then zeros to a whole number of blocks")
+    func paddingLayout() throws {
+        #expect(Padding.pad([7, 8], block: 8) == [2, 0, 0, 0, 7, 8, 0, 0])
+        #expect(Padding.pad([1, 2, 3, 4], block: 8) == [4, 0, 0, 0, 1, 2, 3, 4])
+        #expect(Padding.pad([], block: 4) == [0, 0, 0, 0])
+        let long = Padding.pad([UInt8](repeating: 5, count: 61), block: 32)
+        #expect(long.count == 96 && long[4..<65].allSatisfy { $0 == 5 } && long[65...].allSatisfy { $0 == 0 })
+    }
+
     @Test("An item class read from bytes is the one its text names, and nothing else is one; on the wire too")
     func itemClassFromBytes() throws {
         for itemClass in ItemClass.allCases {

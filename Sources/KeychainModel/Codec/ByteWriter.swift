@@ -12,6 +12,20 @@ package struct ByteWriter {
     package mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
     package mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
     package mutating func raw<C: Collection>(_ c: C) where C.Element == UInt8 { bytes.append(contentsOf: c) }
+    // The generic `raw` is compiled once, unspecialized, for the other modules that call it: it
+    // walks its collection through witness tables, hundreds of instructions a byte (a `Repeated`
+    // of padding's zeros cost an update 125,000 instructions, docs/benchmarks.md). These are
+    // compiled here for their types, each one copy.
+    /// An array's bytes in one copy.
+    package mutating func raw(_ array: [UInt8]) { bytes.append(contentsOf: array) }
+    /// A slice's bytes in one copy.
+    package mutating func raw(_ slice: ArraySlice<UInt8>) { bytes.append(contentsOf: slice) }
+    /// The buffer's bytes in one copy.
+    package mutating func raw(_ buffer: UnsafeRawBufferPointer) { bytes.append(contentsOf: buffer) }
+    /// A text's UTF-8 in one copy.
+    package mutating func raw(_ utf8: String.UTF8View) { bytes.append(contentsOf: utf8) }
+    /// `count` zero bytes.
+    package mutating func zeros(_ count: Int) { bytes.append(contentsOf: repeatElement(0, count: count)) }
     /// `Data`'s bytes in one copy (the generic append walks `Data`'s iterator).
     package mutating func raw(_ data: Data) { data.withUnsafeBytes { bytes.append(contentsOf: $0) } }
 

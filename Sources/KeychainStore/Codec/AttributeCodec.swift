@@ -9,13 +9,11 @@ enum AttributeCodec {
     static func encode(_ attributes: [String: AttributeValue], into writer: inout ByteWriter) {
         writer.u16(UInt16(attributes.count))
         for name in attributes.keys.sorted() {
-            let nameBytes = Array(name.utf8)
-            writer.u8(UInt8(nameBytes.count))
-            writer.raw(nameBytes)
+            writer.u8(UInt8(name.utf8.count))
+            writer.raw(name.utf8)
             switch attributes[name]! {
             case .string(let s):
-                let b = Array(s.utf8)
-                writer.u8(0x73); writer.u32(UInt32(b.count)); writer.raw(b)
+                writer.u8(0x73); writer.u32(UInt32(s.utf8.count)); writer.raw(s.utf8)
             case .data(let d):
                 writer.u8(0x64); writer.u32(UInt32(d.count)); writer.raw(d)
             case .number(let n):

@@ -8,7 +8,7 @@ package enum Padding {
         var writer = ByteWriter(capacity: total)
         writer.u32(UInt32(content.count))
         writer.raw(content)
-        writer.raw(repeatElement(0, count: total - writer.bytes.count))
+        writer.zeros(total - writer.bytes.count)
         return writer.bytes
     }
 
