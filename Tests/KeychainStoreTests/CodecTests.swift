@@ -110,6 +110,8 @@ import Testing
         let date = Date(timeIntervalSinceReferenceDate: 12345.5)
         let values: [AttributeValue] = [
             .string("foo"), .string("FOO"), .string(""), .string("80"), .string("http"),
+            // A prefix, a text with a NUL, and texts too long to be stored inline.
+            .string("fo"), .string("foo\u{0}"), .string(String(repeating: "account-", count: 8)), .string(String(repeating: "account-", count: 8) + "x"),
             // The same text, precomposed and decomposed: equal as Swift strings, not as bytes.
             .string("caf\u{E9}"), .string("cafe\u{301}"),
             .data(Data("foo".utf8)), .data(Data()), .data(Data([1, 0, 0, 0])), .data(Data("caf\u{E9}".utf8)),

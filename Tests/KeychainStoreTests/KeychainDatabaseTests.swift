@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import KeychainTestSupport
 import Testing
@@ -61,6 +62,19 @@ struct KeychainDatabaseTests {
         _ = try second.add(NewItem(itemClass: .genericPassword, attributes: ["acct": .string("same")], secret: nil), caller: caller)
         let hash = try SQLiteConnection(path: home.defaultKeychainPath, create: false).prepare("SELECT a_acct FROM genp").rows()[0][0]
         #expect(first != hash)
+    }
+
+    @Test("A remembered keyed hash is the HMAC's own first 16 bytes, for every input, past the memory's capacity too")
+    func indexHasherRemembers() throws {
+        let key = SymmetricKey(size: .bits256)
+        let hasher = IndexHasher(key: key)
+        let inputs = (0..<5_000).map { Array("genp\u{0}acct\u{0}account-\($0)".utf8) } + [[], [0], [0, 0]]
+        func direct(_ input: [UInt8]) -> Data { Data(HMAC<SHA256>.authenticationCode(for: input, using: key).prefix(16)) }
+        // Twice over: the first pass fills the memory (and drops it once past 4,096), the second reads it.
+        for _ in 0..<2 {
+            for input in inputs { #expect(hasher.hash(input) == direct(input)) }
+        }
+        #expect(Set(inputs.map { hasher.hash($0) }).count == inputs.count)
     }
 
     @Test("Queries of different shapes, alternating, each get their own statement and their own answer")

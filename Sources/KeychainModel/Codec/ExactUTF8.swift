@@ -25,4 +25,18 @@ extension String {
         guard same else { return nil }
         self = text
     }
+
+    /// Whether the two texts have the same UTF-8 bytes: not Unicode equivalence, which `==`
+    /// gives. Compared with `memcmp`, where the UTF-8 views' `elementsEqual` walked them a code
+    /// unit at a time (about 650 instructions for an account name, nine times an update).
+    package func hasSameUTF8(as other: String) -> Bool {
+        var left = self, right = other
+        guard left.utf8.count == right.utf8.count else { return false }
+        return left.withUTF8 { a in
+            right.withUTF8 { b in
+                guard let x = a.baseAddress, let y = b.baseAddress else { return true }
+                return memcmp(x, y, a.count) == 0
+            }
+        }
+    }
 }

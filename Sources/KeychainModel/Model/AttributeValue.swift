@@ -50,7 +50,7 @@ package enum AttributeValue: Sendable, Hashable {
     package func matches(_ other: AttributeValue, as kind: AttributeKind) -> Bool {
         switch (kind, self, other) {
         case (.blob, .string(let a), .string(let b)), (.data, .string(let a), .string(let b)), (.string, .string(let a), .string(let b)):
-            return a.utf8.elementsEqual(b.utf8)
+            return a.hasSameUTF8(as: b)
         case (.blob, .data(let a), .data(let b)), (.data, .data(let a), .data(let b)), (.string, .data(let a), .data(let b)):
             return a == b
         case (.number, .number(let a), .number(let b)):
