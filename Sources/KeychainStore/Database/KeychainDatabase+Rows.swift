@@ -45,6 +45,14 @@ extension KeychainDatabase.Session {
     /// Encrypts an item into the values of `keyclass, tomb, metadata, secret, a_*...`.
     func sealRow(_ itemClass: ItemClass, persistentID: Data, keyClass: KeyClass, metadata: ItemMetadata,
                  secret: Data?, tombstone: Bool) throws(StoreError) -> [SQLiteValue] {
+        try sealBlobs(itemClass, persistentID: persistentID, keyClass: keyClass, metadata: metadata, secret: secret, tombstone: tombstone)
+            + (try columnValues(itemClass, metadata.attributes))
+    }
+
+    /// The first ``blobColumns`` of ``rowColumns``: the key class, the tombstone flag and the two
+    /// sealed blobs, without the search columns' keyed hashes.
+    func sealBlobs(_ itemClass: ItemClass, persistentID: Data, keyClass: KeyClass, metadata: ItemMetadata,
+                   secret: Data?, tombstone: Bool) throws(StoreError) -> [SQLiteValue] {
         let classKeys = try keys.keys(for: keyClass)
         let cipher = RowCipher(table: itemClass.rawValue, persistentID: persistentID, keyClass: keyClass,
                                tombstone: tombstone, format: format)
@@ -53,12 +61,14 @@ extension KeychainDatabase.Session {
             .blob(try cipher.sealSecret(s, tag: metadata.secretTag, keys: classKeys))
         } ?? .null
         return [.text(keyClass.rawValue), .integer(tombstone ? 1 : 0), .blob(sealedMetadata), sealedSecret]
-            + (try columnValues(itemClass, metadata.attributes))
     }
+
+    /// The columns that ``sealBlobs`` values follow, before the search columns.
+    static let blobColumns = ["keyclass", "tomb", "metadata", "secret"]
 
     /// The column list that ``sealRow`` values follow.
     static func rowColumns(_ itemClass: ItemClass) -> [String] {
-        ["keyclass", "tomb", "metadata", "secret"] + itemClass.schema.attributes.map(\.column)
+        blobColumns + itemClass.schema.attributes.map(\.column)
     }
 
     /// Decrypts a row selected as `rowid, persistref, keyclass, tomb, metadata, secret`.
