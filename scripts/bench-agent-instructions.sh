@@ -5,6 +5,7 @@
 # data through keyhavend beside the whole update in process.
 #   scripts/bench-agent-instructions.sh [SIZE]          at SIZE items (10000)
 #   scripts/bench-agent-instructions.sh SIZE update     updates instead of look-ups
+#   scripts/bench-agent-instructions.sh SIZE add        adds (of new items, left in the fixture of this run only)
 # Through the agent, keyhavend runs under callgrind and the client (keyhaven-agent-bench --only
 # count) natively: valgrind's LD_PRELOAD would make the client a tampered program to the agent, so
 # the client's half is not counted. In process, the bench itself runs under callgrind. Each runs
@@ -14,9 +15,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 size="${1:-10000}"
 work="${2:-copy}"
-case "$work" in copy|update) ;; *) echo "usage: $0 [SIZE] [copy|update]" >&2; exit 2 ;; esac
+case "$work" in copy|update|add) ;; *) echo "usage: $0 [SIZE] [copy|update|add]" >&2; exit 2 ;; esac
 n=1000
-[ "$work" = update ] && n=200  # each a durable transaction, and many more instructions
+[ "$work" != copy ] && n=200  # each a durable transaction, and many more instructions
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
 swift build -c release --static-swift-stdlib --disable-local-rpath --product keyhavend >/dev/null
 swift build -c release --static-swift-stdlib --disable-local-rpath --product keyhaven-agent-bench >/dev/null
@@ -66,8 +67,8 @@ per_call() { echo $(( ($("$@" $((2 * n))) - $("$@" "$n")) / n )); }
 
 p="$(per_call in_process)"
 a="$(per_call count "$work")"
-if [ "$work" = update ]; then
-    echo "update in process: $p instructions a call; in the agent: update $a ($size items)"
+if [ "$work" != copy ]; then
+    echo "$work in process: $p instructions a call; in the agent: $work $a ($size items)"
 else
     b="$(per_call count echo)"
     echo "copy-matching in process: $p instructions a call; in the agent: copy-matching $a, echo $b ($size items)"

@@ -16,15 +16,16 @@ enum BenchFixture {
         [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account]
     }
 
-    /// The home with `items` items under `folder`, built if needed; this process now uses it, in process.
-    static func use(folder: String, items: Int) throws -> String {
+    /// The home with `items` items under `folder`, built if needed; this process now uses it, in
+    /// process. The items earlier runs added are removed first, unless `keepingAdded`.
+    static func use(folder: String, items: Int, keepingAdded: Bool = false) throws -> String {
         let home = folder + "/items-\(items)"
         let marker = home + "/complete"
         setenv("KEYHAVEN_AGENT", "off", 1)
         setenv("KEYHAVEN_HOME", home, 1)
         if FileManager.default.fileExists(atPath: marker) {
             try? FileManager.default.removeItem(atPath: home + "/preferences.json")
-            removeAdded()
+            if !keepingAdded { removeAdded() }
             return home
         }
         try? FileManager.default.removeItem(atPath: home)

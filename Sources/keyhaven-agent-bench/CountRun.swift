@@ -9,14 +9,19 @@ struct CountRun {
 
     /// Makes 20 calls of ``Options/work`` to warm up, then ``Options/calls`` more: through an
     /// agent started for them and stopped after (under callgrind, it writes its profile as it
-    /// exits), or with `--route process` in this process (look-ups and updates).
+    /// exits), or with `--route process` in this process (look-ups, updates and adds).
     func run() throws {
-        let home = try BenchFixture.use(folder: options.fixtures, items: size)
+        // Adds are counted as the difference of two runs: removing the first run's items in the
+        // second would be counted with it. They go at the next run of another kind.
+        let home = try BenchFixture.use(folder: options.fixtures, items: size, keepingAdded: options.work == .add)
         guard options.throughAgent else {
             switch options.work {
             case .copyMatching: calls { BenchFixture.copyMatching($0) }
             case .update: calls { BenchFixture.update($0, round: 1) }
-            case .echo: throw BenchFailure("an echo is an agent's; --route process takes --work copy or update")
+            case .add:
+                let run = UInt64.random(in: 0...UInt64.max)
+                calls { BenchFixture.add("counted-\(run)-\($0)") }
+            case .echo: throw BenchFailure("an echo is an agent's; --route process takes --work copy, update or add")
             }
             return
         }

@@ -14,6 +14,8 @@ struct LoadRun {
         case echo
         /// `SecItemUpdate` of one item's data (what `--only count` counts of a write).
         case update
+        /// `SecItemAdd` of a new item, its account unique to this process.
+        case add
     }
 
     /// The client processes' run: calls a second, their times, the CPU time a call.
@@ -137,6 +139,9 @@ struct LoadRun {
         case .copyMatching: return { BenchFixture.copyMatching($0) }
         case .echo: return { _ in BenchAgent.echo(payload, socket: socket, home: home) }
         case .update: return { BenchFixture.update($0, round: 1) }
+        case .add:
+            let run = UInt64.random(in: 0...UInt64.max)
+            return { BenchFixture.add("counted-\(run)-\($0)") }
         }
     }
 

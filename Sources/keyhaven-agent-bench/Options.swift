@@ -2,7 +2,7 @@ import Foundation
 
 /// The command line: `keyhaven-agent-bench [--agent PATH] [--fixtures DIR] [--sizes N,N,...]
 /// [--rounds R] [--batch B] [--clients C] [--seconds S] [--only latency|load|codec|count]
-/// [--work copy|echo|update] [--calls N] [--route agent|process]`.
+/// [--work copy|echo|update|add] [--calls N] [--route agent|process]`.
 struct Options {
     var agent: String
     var fixtures: String
@@ -49,7 +49,7 @@ struct Options {
                 guard ["latency", "load", "codec", "count"].contains(value) else { throw BenchFailure("--only takes latency, load, codec or count") }
                 only = value
             case "--work":
-                guard let work = LoadRun.Work(rawValue: value) else { throw BenchFailure("--work takes copy, echo or update") }
+                guard let work = LoadRun.Work(rawValue: value) else { throw BenchFailure("--work takes copy, echo, update or add") }
                 self.work = work
             case "--calls": calls = try number()
             case "--route":

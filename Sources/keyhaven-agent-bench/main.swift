@@ -5,7 +5,7 @@
 //
 //   keyhaven-agent-bench [--only latency|load|codec] [--sizes 1000,10000,100000] [--rounds 20] [--batch 250]
 //                        [--clients 50] [--seconds 5] [--agent PATH] [--fixtures DIR]
-//   keyhaven-agent-bench --only count [--work copy|echo|update] [--calls 1000] [--sizes N] [--route agent|process] [--agent PATH]
+//   keyhaven-agent-bench --only count [--work copy|echo|update|add] [--calls 1000] [--sizes N] [--route agent|process] [--agent PATH]
 //                        (the first size, 1,000 unless --sizes says)
 //
 // latency: in one process, alternating batches of calls in process and through the agent (and of
