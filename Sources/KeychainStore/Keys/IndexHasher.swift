@@ -21,8 +21,10 @@ package final class IndexHasher: Sendable {
         let input = Input(bytes: input)
         if let known = recent.withLock({ $0[input] }) { return known }
         var mac = keyed
-        mac.update(data: input.bytes)
-        let value = Data(mac.finalize().prefix(16))
+        // Through buffers: the generic `Data(_:)` of the code's prefix and the update from an
+        // array each walked their bytes one at a time (8,000 instructions of a 16,000 miss).
+        input.bytes.withUnsafeBytes { mac.update(data: $0) }
+        let value = mac.finalize().withUnsafeBytes { Data($0.prefix(16)) }
         recent.withLock { recent in
             if recent.count >= Self.capacity { recent.removeAll(keepingCapacity: true) }
             recent[input] = value
