@@ -70,6 +70,19 @@ enum BenchFixture {
         check(status, "SecItemCopyMatching")
     }
 
+    /// One library call of `work`, given an item's index, by whichever route this process uses;
+    /// nil for the echo, which is the agent's alone. An add's account is unique to this closure.
+    static func call(for work: LoadRun.Work) -> ((Int) -> Void)? {
+        switch work {
+        case .copyMatching: return { copyMatching($0) }
+        case .update: return { update($0, round: 1) }
+        case .add:
+            let run = UInt64.random(in: 0...UInt64.max)
+            return { add("counted-\(run)-\($0)") }
+        case .echo: return nil
+        }
+    }
+
     static func add(_ account: String) {
         var item = query(account, service: addedService)
         item[kSecValueData as String] = secret

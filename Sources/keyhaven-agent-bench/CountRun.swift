@@ -15,14 +15,10 @@ struct CountRun {
         // second would be counted with it. They go at the next run of another kind.
         let home = try BenchFixture.use(folder: options.fixtures, items: size, keepingAdded: options.work == .add)
         guard options.throughAgent else {
-            switch options.work {
-            case .copyMatching: calls { BenchFixture.copyMatching($0) }
-            case .update: calls { BenchFixture.update($0, round: 1) }
-            case .add:
-                let run = UInt64.random(in: 0...UInt64.max)
-                calls { BenchFixture.add("counted-\(run)-\($0)") }
-            case .echo: throw BenchFailure("an echo is an agent's; --route process takes --work copy, update or add")
+            guard let call = BenchFixture.call(for: options.work) else {
+                throw BenchFailure("an echo is an agent's; --route process takes --work copy, update or add")
             }
+            calls(call)
             return
         }
         let agent = try BenchAgent(executable: options.agent, home: home)

@@ -135,14 +135,7 @@ struct LoadRun {
     /// One call of `work` (given the index of the item to look up), through the agent on `socket`.
     static func call(for work: Work, socket: AgentSocket, home: String?) -> (Int) -> Void {
         let payload = Data(repeating: 0x5A, count: 32)
-        switch work {
-        case .copyMatching: return { BenchFixture.copyMatching($0) }
-        case .echo: return { _ in BenchAgent.echo(payload, socket: socket, home: home) }
-        case .update: return { BenchFixture.update($0, round: 1) }
-        case .add:
-            let run = UInt64.random(in: 0...UInt64.max)
-            return { BenchFixture.add("counted-\(run)-\($0)") }
-        }
+        return BenchFixture.call(for: work) ?? { _ in BenchAgent.echo(payload, socket: socket, home: home) }
     }
 
     /// One client process: does `work` through the agent from `start` to `end` (monotonic
