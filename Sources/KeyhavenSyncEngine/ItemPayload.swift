@@ -25,7 +25,7 @@ enum ItemPayload {
         item.itemClass.write(to: &writer)
         for descriptor in item.itemClass.schema.primaryKey {
             let value = item.attributes[descriptor.name] ?? descriptor.defaultValue
-            writer.raw(Array(descriptor.name.utf8))
+            writer.raw(descriptor.name.utf8)
             Data(value?.matchKey(for: descriptor.kind) ?? []).write(to: &writer)
         }
         return writer.bytes

@@ -73,7 +73,7 @@ package struct LogEntry: Hashable, Sendable, WireCodable {
     /// The bytes the signature covers: a domain label and every field but the signature.
     var signedBytes: [UInt8] {
         var writer = ByteWriter()
-        writer.raw(Array("keyhaven sync entry v1".utf8))
+        writer.raw("keyhaven sync entry v1".utf8)
         writeFields(to: &writer)
         return writer.bytes
     }

@@ -50,10 +50,10 @@ package struct RequestSignature: Hashable, Sendable {
 
     static func signedBytes(method: String, target: String, date: Int64, body: [UInt8]) -> [UInt8] {
         var writer = ByteWriter()
-        writer.raw(Array("keyhaven sync request v1".utf8))
+        writer.raw("keyhaven sync request v1".utf8)
         for field in [method, target] {
             writer.u32(UInt32(field.utf8.count))
-            writer.raw(Array(field.utf8))
+            writer.raw(field.utf8)
         }
         writer.u64(UInt64(bitPattern: date))
         writer.raw(Array(SHA256.hash(data: body)))

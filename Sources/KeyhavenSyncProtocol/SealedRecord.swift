@@ -58,7 +58,7 @@ package struct SealedRecord: Hashable, Sendable, WireCodable {
     static func associatedData(account: AccountID, record: RecordID, epoch: UInt32, syncClass: SyncClass, version: UInt64,
                                isDeleted: Bool) -> [UInt8] {
         var writer = ByteWriter()
-        writer.raw(Array("keyhaven sync record v1".utf8))
+        writer.raw("keyhaven sync record v1".utf8)
         account.write(to: &writer)
         record.write(to: &writer)
         writer.u32(epoch)

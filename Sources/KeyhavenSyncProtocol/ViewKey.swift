@@ -63,7 +63,7 @@ package struct KeyShare: Hashable, Sendable, WireCodable {
 
     static func info(account: AccountID, recipient: DeviceID, epoch: UInt32) -> Data {
         var writer = ByteWriter()
-        writer.raw(Array("keyhaven sync key share v1".utf8))
+        writer.raw("keyhaven sync key share v1".utf8)
         account.write(to: &writer)
         recipient.write(to: &writer)
         writer.u32(epoch)

@@ -33,7 +33,7 @@ enum HeaderSeal {
 
     private static func message(format: Int64, id: Data, kdf: PasswordKDF?, settings: LockSettings, epoch: Int64) -> [UInt8] {
         var writer = ByteWriter()
-        writer.raw(Array("keyhaven/v2/header".utf8))
+        writer.raw("keyhaven/v2/header".utf8)
         writer.u32(UInt32(truncatingIfNeeded: format))
         writer.raw(id)
         if let kdf {

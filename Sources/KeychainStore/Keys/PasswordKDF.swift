@@ -94,7 +94,7 @@ package struct PasswordKDF: Sendable, Equatable {
 
     package var encoded: Data {
         var writer = ByteWriter()
-        writer.raw(Array("scrypt".utf8))
+        writer.raw("scrypt".utf8)
         writer.u8(logN)
         writer.u32(r)
         writer.u32(p)
