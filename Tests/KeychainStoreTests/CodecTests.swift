@@ -69,6 +69,12 @@ import Testing
         #expect(PersistentReference(Data("genp".utf8) + uuid) == .uuid(.genericPassword, uuid))
         #expect(PersistentReference(Data("inet".utf8) + Data([0, 0, 0, 0, 0, 0, 1, 2])) == .rowID(.internetPassword, 258))
         #expect(PersistentReference.uuid(.genericPassword, uuid).bytes == Data("genp".utf8) + uuid)
+        #expect(PersistentReference.rowID(.internetPassword, 258).bytes == Data("inet".utf8) + Data([0, 0, 0, 0, 0, 0, 1, 2]))
+        #expect(PersistentReference.rowID(.key, -2).bytes == Data("keys".utf8) + Data([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFE]))
+        for itemClass in ItemClass.allCases {
+            #expect(itemClass.asciiName == Array(itemClass.rawValue.utf8))
+            #expect(PersistentReference(PersistentReference.uuid(itemClass, uuid).bytes) == .uuid(itemClass, uuid))
+        }
         #expect(PersistentReference(Data("idnt".utf8) + uuid) == nil)
         #expect(PersistentReference(Data("cert".utf8) + uuid) == .uuid(.certificate, uuid))
         #expect(PersistentReference(Data("genp".utf8) + uuid.prefix(15)) == nil)
@@ -205,6 +211,23 @@ import Testing
         #expect(writer.bytes == [1, 2])
         var short = ByteReader(writer.bytes)
         #expect(try short.u16() == 0x0201)
+    }
+
+    @Test("Data on the wire is its length, then its bytes, and reads back whole: empty, and after other fields")
+    func dataOnTheWire() throws {
+        var writer = ByteWriter()
+        "before".write(to: &writer)
+        Data().write(to: &writer)
+        Data([1, 2, 3]).write(to: &writer)
+        #expect(Array(writer.bytes.suffix(11)) == [0, 0, 0, 0, 3, 0, 0, 0, 1, 2, 3])
+        var reader = ByteReader(writer.bytes)
+        #expect(try String(from: &reader) == "before")
+        #expect(try Data(from: &reader) == Data())
+        let read = try Data(from: &reader)
+        #expect(read == Data([1, 2, 3]) && read.startIndex == 0)
+        #expect(reader.remaining == 0)
+        var short = ByteReader([5, 0, 0, 0, 1, 2])
+        #expect(throws: StoreError.self) { try Data(from: &short) }
     }
 
     @Test("The writer's copies of arrays, slices, buffers, text and zeros write what its generic copy writes")

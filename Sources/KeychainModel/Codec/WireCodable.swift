@@ -63,7 +63,8 @@ extension Data: WireCodable {
         writer.raw(self)
     }
     package init(from reader: inout ByteReader) throws(StoreError) {
-        self = Data(try reader.lengthPrefixed())
+        // Through the buffer: `Data`'s generic initializer copies a slice a byte at a time.
+        self = try reader.lengthPrefixed().withUnsafeBufferPointer { Data(buffer: $0) }
     }
 }
 

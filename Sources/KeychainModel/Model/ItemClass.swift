@@ -18,6 +18,16 @@ package enum ItemClass: String, Sendable, Hashable, CaseIterable {
     /// A generic or an internet password: an item whose secret is all a program reads of it.
     package var isPassword: Bool { self == .genericPassword || self == .internetPassword }
 
+    /// The raw value's four ASCII bytes.
+    package var asciiName: [UInt8] {
+        switch self {
+        case .genericPassword: return [0x67, 0x65, 0x6E, 0x70]
+        case .internetPassword: return [0x69, 0x6E, 0x65, 0x74]
+        case .key: return [0x6B, 0x65, 0x79, 0x73]
+        case .certificate: return [0x63, 0x65, 0x72, 0x74]
+        }
+    }
+
     /// The class whose raw value these UTF-8 bytes are, or nil: as `init(rawValue:)` on their
     /// text, without making the text (the agent protocol and persistent references carry the
     /// name as bytes).
