@@ -47,4 +47,19 @@ struct ClientProcessTests {
     func withoutPidfd() {
         #expect(ClientProcess(pid: getpid(), pidfd: -1).isAlive)
     }
+
+    @Test("A debugger is named by a TracerPid line other than 0, wherever the line is; no line names none")
+    func tracerLine() {
+        func status(_ text: String) -> [UInt8] { Array(text.utf8) }
+        #expect(!ClientProcess.namesTracer(status: status("Name:\tcat\nState:\tS\nTracerPid:\t0\nUid:\t0\n")))
+        #expect(ClientProcess.namesTracer(status: status("Name:\tcat\nTracerPid:\t4242\nUid:\t0\n")))
+        #expect(ClientProcess.namesTracer(status: status("TracerPid:\t7")), "first line, no newline after it")
+        #expect(ClientProcess.namesTracer(status: status("Name:\tx\nTracerPid:  10\n")))
+        #expect(!ClientProcess.namesTracer(status: status("Name:\tx\nTracerPid: \t0")))
+        #expect(!ClientProcess.namesTracer(status: status("Name:\tTracerPid:\t9\nTracerPid:\t0\n")), "only a line that starts with it")
+        #expect(!ClientProcess.namesTracer(status: status("Name:\tx\nUid:\t0\n")))
+        #expect(!ClientProcess.namesTracer(status: []))
+        #expect(ClientProcess.namesTracer(status: status("TracerPid:\t")), "an empty value is not 0")
+        #expect(!ClientProcess(pid: getpid(), pidfd: -1).isTraced, "this test runs without a debugger")
+    }
 }
