@@ -34,8 +34,9 @@ package final class ClientProcess: Sendable {
         /// makes `identity` tampered for the rest of the connection.
         var tracerReadAt: UInt64
     }
-    /// How long a reading of `TracerPid` stands (docs/access.md: reading it costs more than the
-    /// rest of a look-up, and a tracer that detaches before a request passes any reading).
+    /// How long a reading of `TracerPid` stands (docs/access.md: the kernel alone takes about a
+    /// third of a look-up's time to make the file, and a tracer that detaches before a request
+    /// passes any reading).
     static let tracerReadingLifetime: UInt64 = 500_000_000
     private let known = Mutex<Known?>(nil)
     /// Whether the executable was read before on this connection (even if that reading failed).
