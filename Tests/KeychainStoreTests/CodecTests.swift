@@ -75,6 +75,17 @@ import Testing
             #expect(itemClass.asciiName == Array(itemClass.rawValue.utf8))
             #expect(PersistentReference(PersistentReference.uuid(itemClass, uuid).bytes) == .uuid(itemClass, uuid))
         }
+        // On the wire: the bytes' length, then the bytes, as `Data` is written.
+        for reference in [PersistentReference.uuid(.key, uuid), .rowID(.certificate, 1 << 40 | 7)] {
+            var writer = ByteWriter()
+            reference.write(to: &writer)
+            var expected = ByteWriter()
+            reference.bytes.write(to: &expected)
+            #expect(writer.bytes == expected.bytes && reference.byteCount == reference.bytes.count)
+        }
+        var wire = ByteWriter()
+        PersistentReference.rowID(.key, 258).write(to: &wire)
+        #expect(wire.bytes == [12, 0, 0, 0] + Array("keys".utf8) + [0, 0, 0, 0, 0, 0, 1, 2])
         #expect(PersistentReference(Data("idnt".utf8) + uuid) == nil)
         #expect(PersistentReference(Data("cert".utf8) + uuid) == .uuid(.certificate, uuid))
         #expect(PersistentReference(Data("genp".utf8) + uuid.prefix(15)) == nil)
@@ -228,6 +239,12 @@ import Testing
         #expect(reader.remaining == 0)
         var short = ByteReader([5, 0, 0, 0, 1, 2])
         #expect(throws: StoreError.self) { try Data(from: &short) }
+        var taking = ByteReader([9, 8, 7, 6])
+        #expect(try taking.takeData(1) == Data([9]))
+        let rest = try taking.takeData(3)
+        #expect(rest == Data([8, 7, 6]) && rest.startIndex == 0)
+        #expect(throws: StoreError.self) { try taking.takeData(1) }
+        #expect(try taking.takeData(0) == Data())
     }
 
     @Test("The writer's copies of arrays, slices, buffers, text and zeros write what its generic copy writes")

@@ -63,8 +63,7 @@ extension Data: WireCodable {
         writer.raw(self)
     }
     package init(from reader: inout ByteReader) throws(StoreError) {
-        // Through the buffer: `Data`'s generic initializer copies a slice a byte at a time.
-        self = try reader.lengthPrefixed().withUnsafeBufferPointer { Data(buffer: $0) }
+        self = try reader.takeData(Int(try reader.u32()))
     }
 }
 

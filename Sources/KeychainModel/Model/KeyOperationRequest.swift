@@ -35,7 +35,7 @@ package struct KeyOperationRequest: Sendable, Hashable {
 extension KeyOperationRequest: WireCodable {
     package func write(to writer: inout ByteWriter) {
         writer.u8(operation.rawValue)
-        reference.bytes.write(to: &writer)
+        reference.write(to: &writer)
         algorithm.write(to: &writer)
         input.write(to: &writer)
         peerPublicKey.write(to: &writer)

@@ -36,7 +36,10 @@ extension AttributeValue: WireCodable {
 
 /// Its bytes (the 20-byte UUID form or the 12-byte row-id form).
 extension PersistentReference: WireCodable {
-    package func write(to writer: inout ByteWriter) { bytes.write(to: &writer) }
+    package func write(to writer: inout ByteWriter) {
+        writer.u32(UInt32(byteCount))
+        writeBytes(to: &writer)
+    }
     package init(from reader: inout ByteReader) throws(StoreError) {
         guard let reference = PersistentReference(bytes: try reader.lengthPrefixed()) else { throw StoreError(.decode, "not a persistent reference") }
         self = reference

@@ -44,7 +44,7 @@ package struct ItemMetadata: Sendable, Equatable {
         guard try reader.u8() == Self.version else { throw StoreError(.decode, "unknown item metadata version") }
         let flags = try reader.u8()
         guard flags & ~7 == 0 else { throw StoreError(.decode, "unknown item metadata flags") }
-        secretTag = Data(try reader.take(16))
+        secretTag = try reader.takeData(16)
         hasSecret = flags & 1 != 0
         accessControlFlags = flags & 2 != 0 ? try reader.u64() : nil
         access = flags & 4 != 0 ? try ItemAccess(from: &reader) : nil

@@ -110,7 +110,7 @@ package struct PasswordKDF: Sendable, Equatable {
         logN = try reader.u8()
         r = try reader.u32()
         p = try reader.u32()
-        salt = Data(try reader.take(16))
+        salt = try reader.takeData(16)
         guard reader.remaining == 0, logN >= 10, logN <= Self.ceilingLogN, r >= 1, r <= 64, p >= 1, p <= Self.maximumParallelism,
               128 * Int(r) << Int(logN) <= Self.maximumMemory else {
             throw StoreError(.invalidKeychain, "the keychain's password parameters are out of range")
