@@ -78,6 +78,10 @@ do {
         }
         // What 80% of the best in process would allow: the machine's cores over that rate.
         print("  80% of the best in process allows at most \(format(cores * 1e6 / (0.8 * best))) us of the machine's CPU a call")
+        // What the clients' own CPU alone allows: the most an agent that cost nothing could reach.
+        let clientsBound = cores * 1e6 / max(result.lookUps.clientsCPUPerCall, 0.001)
+        print("  the clients' own CPU alone (\(format(result.lookUps.clientsCPUPerCall)) us a look-up) allows at most \(Int(clientsBound))/s "
+              + "(\(format(100 * clientsBound / best, 0))% of the best in process), with an agent that costs nothing")
     }
 } catch {
     FileHandle.standardError.write(Data("keyhaven-agent-bench: \(error)\n".utf8))
