@@ -245,6 +245,10 @@ import Testing
         #expect(rest == Data([8, 7, 6]) && rest.startIndex == 0)
         #expect(throws: StoreError.self) { try taking.takeData(1) }
         #expect(try taking.takeData(0) == Data())
+        let message: [UInt8] = [1, 2, 3, 4, 5]
+        let copied = Data(copying: message[1..<4])
+        #expect(copied == Data([2, 3, 4]) && copied.startIndex == 0)
+        #expect(Data(copying: message[2..<2]).isEmpty)
     }
 
     @Test("The writer's copies of arrays, slices, buffers, text and zeros write what its generic copy writes")

@@ -25,8 +25,7 @@ package enum PersistentReference: Sendable, Hashable {
         guard raw.count == 20 || raw.count == 12, let itemClass = ItemClass(utf8: raw.prefix(4)) else { return nil }
         let rest = raw.dropFirst(4)
         if raw.count == 20 {
-            // Through the buffer (``ByteReader/takeData(_:)`` says why).
-            self = .uuid(itemClass, rest.withUnsafeBufferPointer { Data(buffer: $0) })
+            self = .uuid(itemClass, Data(copying: rest))
         } else {
             self = .rowID(itemClass, rest.reduce(Int64(0)) { $0 << 8 | Int64($1) })
         }
@@ -36,7 +35,7 @@ package enum PersistentReference: Sendable, Hashable {
     package var bytes: Data {
         var writer = ByteWriter()
         writeBytes(to: &writer)
-        return writer.bytes.withUnsafeBufferPointer { Data(buffer: $0) }
+        return Data(copying: writer.bytes[...])
     }
 
     /// Writes ``bytes`` (without their length): the agent protocol writes a reference into each
