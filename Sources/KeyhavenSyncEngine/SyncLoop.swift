@@ -95,14 +95,22 @@ package final class SyncLoop: Sendable {
                 group.addTask {
                     // The server's long poll, again after each one that ends empty (a poll that
                     // ended empty used to leave the device deaf to the server until the timer).
-                    // An error (the server down), or an empty answer at once (the device removed),
-                    // waits out the timer instead.
+                    // After an error (the server restarting, a pooled connection it had closed),
+                    // again after a pause that doubles from 1 s up to 32 s: an error used to leave
+                    // the device deaf until the timer. An empty answer at once (the device removed)
+                    // waits out the timer.
                     let poll = min(seconds, Self.longPollSeconds)
+                    var pause = 1
                     while !Task.isCancelled {
                         let started = ContinuousClock.now
-                        guard let changed = try? await engine.waitForRemoteChange(seconds: poll) else { break }
-                        if changed { return }
-                        if ContinuousClock.now - started < .seconds(poll) / 2 { break }
+                        do {
+                            if try await engine.waitForRemoteChange(seconds: poll) { return }
+                            pause = 1
+                            if ContinuousClock.now - started < .seconds(poll) / 2 { break }
+                        } catch {
+                            try? await Task.sleep(for: .seconds(pause))
+                            pause = min(pause * 2, 32)
+                        }
                     }
                     try? await Task.sleep(for: .seconds(seconds))
                 }

@@ -277,6 +277,32 @@ struct SyncDeviceTests {
         }
     }
 
+    @Test("With the agents running, the server down for a few seconds: once it is back, a change reaches the other device without waiting out the minute")
+    func pollsResumeAfterAnError() async throws {
+        let postgres = try TestPostgres()
+        defer { postgres.stop() }
+        let port = try TestPostgres.freePort()
+        var server = try TestSyncServer(databaseURL: postgres.url, port: port)
+        defer { server.stop() }
+        let (a, b) = (try TestDevice("writer"), try TestDevice("listener"))
+        try Self.pair(a, [b], server: server)
+        try Self.startAgents([a, b], environment: ["KEYHAVEN_SYNC_LONG_POLL_SECONDS": "2"])
+        try a.set("first", "v1")
+        try await Self.eventually("the first add seen on the other device") { try b.items()["first"] == "v1" }
+        // The listener settles into its long polls (the round that applied the add is followed by
+        // one more, for its own writes). Then its poll fails while the server is down; until
+        // 2026-11-27 that left it deaf to the server until its round's 60 s timer.
+        try await Task.sleep(for: .seconds(3))
+        server.stop(kill: true)
+        try await Task.sleep(for: .seconds(3))
+        server = try TestSyncServer(databaseURL: postgres.url, port: port)
+        try a.set("later", "v1")
+        // The writer's own round backs off for a few seconds at most; the listener's next poll
+        // follows within 4 s. The timer would take 55 s and more.
+        try await Self.eventually("an add after the restart seen on the other device", within: .seconds(30)) { try b.items()["later"] == "v1" }
+        for device in [a, b] { #expect(try device.keyhaven("agent", "stop").status == 0) }
+    }
+
     @Test("Two devices create the same items offline: the later value wins everywhere, whichever record id survives")
     func sameItemsCreatedTwice() async throws {
         try await Self.withDevices(["early", "late"]) { server, _, devices in
