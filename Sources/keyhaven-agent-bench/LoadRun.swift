@@ -35,9 +35,16 @@ struct LoadRun {
         /// Calls a second in process: one thread, and one thread a core; and the process's CPU
         /// time a call, in microseconds.
         let inProcess: [(threads: Int, rate: Double, latencies: Latencies, cpuPerCall: Double)]
+        /// One thread in process that sleeps ``napMicroseconds`` before each call, as a client or
+        /// an agent's thread sleeps between calls: its calls' times and CPU time a call, and the
+        /// CPU time of one such sleep alone (the same loop without the call), in microseconds.
+        let afterNaps: (latencies: Latencies, cpuPerCall: Double, cpuPerNap: Double)
         /// The clients looking items up through the agent, then the same clients echoing.
         let lookUps: Clients
         let echoes: Clients
+        /// The same clients looking items up in process, each reading the keychain file itself:
+        /// what as many programs get without an agent, on the same cores.
+        let inProcessClients: Clients
     }
 
     func run() throws -> Result {
@@ -47,15 +54,19 @@ struct LoadRun {
             let (count, latencies, cpu) = Self.readInThreads(threads, size: size, seconds: options.seconds)
             inProcess.append((threads, Double(count) / options.seconds, latencies, Double(cpu) / 1000 / Double(max(1, count))))
         }
+        let (napped, nappedLatencies, nappedCPU) = Self.readInThreads(1, size: size, seconds: options.seconds, napMicroseconds: Self.napMicroseconds)
+        let afterNaps = (nappedLatencies, Double(nappedCPU) / 1000 / Double(max(1, napped)), Self.cpuPerNap())
         let agent = try BenchAgent(executable: options.agent, home: home)
         defer { agent.stop() }
         let lookUps = try clients(.copyMatching, agent: agent)
-        return Result(inProcess: inProcess, lookUps: lookUps, echoes: try clients(.echo, agent: agent))
+        let echoes = try clients(.echo, agent: agent)
+        return Result(inProcess: inProcess, afterNaps: afterNaps, lookUps: lookUps, echoes: echoes,
+                      inProcessClients: try clients(.copyMatching, agent: agent, throughAgent: false))
     }
 
-    /// Starts ``Options/clients`` client processes doing `work` through `agent` for
-    /// ``Options/seconds``, all at once, and gathers what they measured.
-    private func clients(_ work: Work, agent: BenchAgent) throws -> Clients {
+    /// Starts ``Options/clients`` client processes doing `work` through `agent` (or in process)
+    /// for ``Options/seconds``, all at once, and gathers what they measured.
+    private func clients(_ work: Work, agent: BenchAgent, throughAgent: Bool = true) throws -> Clients {
         let start = now() + 3_000_000_000  // every client connected and warm by then
         let end = start + UInt64(options.seconds * 1e9)
         var workers: [(Process, Pipe)] = []
@@ -63,11 +74,11 @@ struct LoadRun {
             let process = Process()
             let pipe = Pipe()
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            process.arguments = ["worker", work.rawValue, String(size), String(start), String(end)]
+            process.arguments = ["worker", work.rawValue, String(size), String(start), String(end), throughAgent ? "agent" : "process"]
             // This process's environment as it is now (setenv named the fixture and the agent's folder).
             var environment = ProcessInfo.processInfo.environment
             for name in ["KEYHAVEN_HOME", "XDG_RUNTIME_DIR"] { environment[name] = getenv(name).map { String(cString: $0) } }
-            environment["KEYHAVEN_AGENT"] = "on"
+            environment["KEYHAVEN_AGENT"] = throughAgent ? "on" : "off"
             process.environment = environment
             process.standardOutput = pipe
             try process.run()
@@ -106,9 +117,27 @@ struct LoadRun {
                        clientsCPUPerCall: Double(clientsCPU) / 1000 / calls, worstClientP99: worstP99, fewestCalls: fewest)
     }
 
-    /// Reads random items in process on `threads` threads for `seconds`: the calls made, their
-    /// times, and the process's CPU time meanwhile (nanoseconds).
-    static func readInThreads(_ threads: Int, size: Int, seconds: Double) -> (Int, Latencies, UInt64) {
+    /// How long the napping thread sleeps before each call: about as long as a client's call
+    /// through the agent waits for its answer when nothing else runs.
+    static let napMicroseconds: UInt32 = 100
+
+    /// The CPU time of one sleep of ``napMicroseconds`` and its wake-up (microseconds), over a
+    /// second of them.
+    static func cpuPerNap() -> Double {
+        let cpuBefore = CPUTime.ofThisProcess()
+        let end = now() + 1_000_000_000
+        var naps = 0
+        while now() < end {
+            usleep(napMicroseconds)
+            naps += 1
+        }
+        return Double(CPUTime.ofThisProcess() &- cpuBefore) / 1000 / Double(max(1, naps))
+    }
+
+    /// Reads random items in process on `threads` threads for `seconds`, each sleeping
+    /// `napMicroseconds` before each call (0: none): the calls made, their times, and the
+    /// process's CPU time meanwhile (nanoseconds).
+    static func readInThreads(_ threads: Int, size: Int, seconds: Double, napMicroseconds: UInt32 = 0) -> (Int, Latencies, UInt64) {
         BenchAgent.route(throughAgent: false)
         for index in 0..<200 { BenchFixture.copyMatching(index % size) }
         let cpuBefore = CPUTime.ofThisProcess()
@@ -122,6 +151,7 @@ struct LoadRun {
             var mine = Latencies()
             while now() < end {
                 let index = Int.random(in: 0..<size, using: &random)
+                if napMicroseconds > 0 { usleep(napMicroseconds) }
                 timed(&mine) { BenchFixture.copyMatching(index) }
             }
             base.value[thread] = mine
@@ -138,12 +168,12 @@ struct LoadRun {
         return BenchFixture.call(for: work) ?? { _ in BenchAgent.echo(payload, socket: socket, home: home) }
     }
 
-    /// One client process: does `work` through the agent from `start` to `end` (monotonic
-    /// nanoseconds) and prints its CPU time over that window (`cpu=` nanoseconds), then each
-    /// call's time in nanoseconds. Look-ups go through the library (`KEYHAVEN_AGENT=on`), echoes
-    /// on the library's own kept connection.
-    static func worker(_ work: Work, size: Int, start: UInt64, end: UInt64) {
-        BenchAgent.route(throughAgent: true)
+    /// One client process: does `work` through the agent (or in process) from `start` to `end`
+    /// (monotonic nanoseconds) and prints its CPU time over that window (`cpu=` nanoseconds),
+    /// then each call's time in nanoseconds. Look-ups go through the library
+    /// (`KEYHAVEN_AGENT=on`, or `off`), echoes on the library's own kept connection.
+    static func worker(_ work: Work, size: Int, start: UInt64, end: UInt64, throughAgent: Bool) {
+        BenchAgent.route(throughAgent: throughAgent)
         var random = SystemRandomNumberGenerator()
         let socket = AgentSocket.current()
         let home = ProcessInfo.processInfo.environment["KEYHAVEN_HOME"]

@@ -10,8 +10,10 @@
 //
 // latency: in one process, alternating batches of calls in process and through the agent (and of
 // echoes), per keychain size; p50 and p99 of each, and the ratios. load: CLIENTS processes reading
-// through the agent at once against this process reading in process on 1 and on every core, then
-// the same clients sending echoes (the most any agent could serve them on this socket).
+// through the agent at once against this process reading in process on 1 and on every core (and
+// on one thread sleeping before each call, as a thread waiting for an answer sleeps), then
+// the same clients sending echoes (the most any agent could serve them on this socket), then the
+// same clients reading in process, each opening the keychain file itself (no agent).
 // codec (only when asked): the agent protocol's encoding and decoding alone, on a real look-up's
 // request and answer, at the smallest size. count (only when asked): a number of look-ups or echoes
 // through the agent, or of look-ups in process, nothing timed, for counting instructions
@@ -19,9 +21,9 @@
 import Foundation
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "worker", arguments.count == 5, let work = LoadRun.Work(rawValue: arguments[1]), let size = Int(arguments[2]),
-   let start = UInt64(arguments[3]), let end = UInt64(arguments[4]) {
-    LoadRun.worker(work, size: size, start: start, end: end)
+if arguments.first == "worker", arguments.count == 6, let work = LoadRun.Work(rawValue: arguments[1]), let size = Int(arguments[2]),
+   let start = UInt64(arguments[3]), let end = UInt64(arguments[4]), ["agent", "process"].contains(arguments[5]) {
+    LoadRun.worker(work, size: size, start: start, end: end, throughAgent: arguments[5] == "agent")
     exit(0)
 }
 
@@ -68,6 +70,8 @@ do {
             print("  in process, \(anchor.threads) thread(s): \(Int(anchor.rate))/s, p50 \(format(anchor.latencies.p50)) us, p99 \(format(anchor.latencies.p99)) us, "
                   + "CPU a call \(format(anchor.cpuPerCall)) us")
         }
+        print("  in process, 1 thread sleeping \(LoadRun.napMicroseconds) us before each call: p50 \(format(result.afterNaps.latencies.p50)) us, "
+              + "p99 \(format(result.afterNaps.latencies.p99)) us, CPU a call \(format(result.afterNaps.cpuPerCall)) us, of which the sleep alone \(format(result.afterNaps.cpuPerNap)) us")
         let best = result.inProcess.map(\.rate).max() ?? 1
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
         for (name, clients) in [("look-ups", result.lookUps), ("echoes", result.echoes)] {
@@ -76,12 +80,30 @@ do {
                   + "fewest calls by one client \(clients.fewestCalls); CPU a call: agent \(clients.agentCPUPerCall.map { format($0) } ?? "unknown") us, "
                   + "clients \(format(clients.clientsCPUPerCall)) us")
         }
+        let alone = result.inProcessClients
+        print("  in process, \(options.clients) client processes (each reading the file itself), look-ups: \(Int(alone.rate))/s "
+              + "(\(format(100 * alone.rate / best, 0))% of the best in process), p50 \(format(alone.latencies.p50)) us, p99 \(format(alone.latencies.p99)) us, "
+              + "worst client p99 \(format(alone.worstClientP99)) us, fewest calls by one client \(alone.fewestCalls); CPU a call: clients \(format(alone.clientsCPUPerCall)) us; "
+              + "agent / these \(format(result.lookUps.rate / max(alone.rate, 1), 2))")
         // What 80% of the best in process would allow: the machine's cores over that rate.
         print("  80% of the best in process allows at most \(format(cores * 1e6 / (0.8 * best))) us of the machine's CPU a call")
         // What the clients' own CPU alone allows: the most an agent that cost nothing could reach.
         let clientsBound = cores * 1e6 / max(result.lookUps.clientsCPUPerCall, 0.001)
         print("  the clients' own CPU alone (\(format(result.lookUps.clientsCPUPerCall)) us a look-up) allows at most \(Int(clientsBound))/s "
               + "(\(format(100 * clientsBound / best, 0))% of the best in process), with an agent that costs nothing")
+        // A look-up's own work in process, plus the bare exchange as these clients paid for it in
+        // this run (the echo, both sides): what a call through any agent would cost the machine if
+        // the look-up's work cost what it costs in one process, in a hot loop and after a sleep.
+        if let hot = result.inProcess.first, let echoAgent = result.echoes.agentCPUPerCall {
+            let exchange = echoAgent + result.echoes.clientsCPUPerCall
+            let afterSleep = max(0, result.afterNaps.cpuPerCall - result.afterNaps.cpuPerNap)
+            for (name, work) in [("on one thread in process", hot.cpuPerCall), ("after a sleep (the sleep's own CPU taken off)", afterSleep)] {
+                let floor = work + exchange
+                print("  a look-up's work \(name), \(format(work)) us, and an echo under this load (\(format(echoAgent)) us in the agent, "
+                      + "\(format(result.echoes.clientsCPUPerCall)) us in the clients) cost \(format(floor)) us a call: at most \(Int(cores * 1e6 / floor))/s "
+                      + "(\(format(100 * cores * 1e6 / floor / best, 0))% of the best in process)")
+            }
+        }
     }
 } catch {
     FileHandle.standardError.write(Data("keyhaven-agent-bench: \(error)\n".utf8))
