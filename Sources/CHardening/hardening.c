@@ -50,3 +50,52 @@ int kh_peer_pidfd(int socket) {
 int kh_accept_cloexec(int listener) {
     return accept4(listener, NULL, NULL, SOCK_CLOEXEC);
 }
+
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <string.h>
+#include <sys/stat.h>
+
+long long kh_unix_peer_inode(int connection) {
+    struct stat info;
+    if (fstat(connection, &info) != 0) return -1;
+    int diag = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    if (diag < 0) return -1;
+    struct {
+        struct nlmsghdr header;
+        struct unix_diag_req request;
+    } message;
+    memset(&message, 0, sizeof(message));
+    message.header.nlmsg_len = sizeof(message);
+    message.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+    message.header.nlmsg_flags = NLM_F_REQUEST;
+    message.request.sdiag_family = AF_UNIX;
+    message.request.udiag_states = ~0U;
+    message.request.udiag_ino = (unsigned int)info.st_ino;
+    message.request.udiag_show = UDIAG_SHOW_PEER;
+    message.request.udiag_cookie[0] = ~0U;   /* INET_DIAG_NOCOOKIE: any socket of that inode */
+    message.request.udiag_cookie[1] = ~0U;
+    struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+    long long peer = -1;
+    if (sendto(diag, &message, sizeof(message), 0, (struct sockaddr *)&kernel, sizeof(kernel)) == (ssize_t)sizeof(message)) {
+        long buffer[1024];
+        ssize_t length;
+        do { length = recv(diag, buffer, sizeof(buffer), 0); } while (length < 0 && errno == EINTR);
+        struct nlmsghdr *header = (struct nlmsghdr *)buffer;
+        if (length > 0 && NLMSG_OK(header, (size_t)length) && header->nlmsg_type == SOCK_DIAG_BY_FAMILY) {
+            struct unix_diag_msg *reply = NLMSG_DATA(header);
+            if (reply->udiag_ino == (unsigned int)info.st_ino) {
+                int left = (int)(header->nlmsg_len - NLMSG_LENGTH(sizeof(*reply)));
+                for (struct rtattr *attribute = (struct rtattr *)(reply + 1); RTA_OK(attribute, left); attribute = RTA_NEXT(attribute, left)) {
+                    if (attribute->rta_type == UNIX_DIAG_PEER && RTA_PAYLOAD(attribute) >= sizeof(unsigned int)) {
+                        peer = *(unsigned int *)RTA_DATA(attribute);
+                    }
+                }
+            }
+        }
+    }
+    close(diag);
+    return peer;
+}

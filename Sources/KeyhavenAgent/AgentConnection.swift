@@ -20,7 +20,7 @@ import KeyhavenAgentClient
 /// request and one answer, and the rest stays in the sockets' buffers. A malformed frame ends
 /// this connection.
 ///
-/// The peer process is pinned at connect (``ClientProcess``). A request that needs the user's
+/// The peer process and its executable are pinned at accept (``ClientProcess``). A request that needs the user's
 /// answer (``AgentService/Outcome/question(_:_:)``) asks here and then runs again with the answer
 /// (it changed nothing the first time).
 final class AgentConnection: Sendable {
@@ -77,11 +77,14 @@ final class AgentConnection: Sendable {
 
     /// The peer, when it runs as this user (only the agent's own user may talk to it; its folder
     /// is 0700 too), pinned by the socket's own pidfd of it (Linux 6.5+: no window for a recycled
-    /// pid), else one opened on its pid at once.
+    /// pid), else one opened on its pid at once, with the executable it runs at accept; suspect
+    /// when another program may write on the connection (``ConnectionHolders``).
     private func verifiedClient() -> ClientProcess? {
         guard let credentials = PeerCredentials(socket: fd), credentials.uid == getuid() else { return nil }
         let pidfd = kh_peer_pidfd(fd)
-        return ClientProcess(pid: credentials.pid, pidfd: pidfd >= 0 ? pidfd : ClientProcess.openPidfd(credentials.pid))
+        let client = ClientProcess(pid: credentials.pid, pidfd: pidfd >= 0 ? pidfd : ClientProcess.openPidfd(credentials.pid))
+        if ConnectionHolders.suspicion(socket: fd, client: client) != nil { client.markSuspect() }
+        return client
     }
 
     /// The answer to one frame, or nil to close the connection without one (a malformed frame).

@@ -51,7 +51,8 @@ package struct AgentService: Sendable {
 
     /// Who `client` is, running the program `identity`.
     package func context(for client: ClientProcess, identity: ApplicationIdentity) -> RequestContext {
-        RequestContext(client: client, identity: identity, isAdministrator: !identity.isTampered && administratorPaths.contains(identity.path))
+        RequestContext(client: client, identity: identity, isAdministrator: !identity.isTampered && identity.isPathVerified
+                       && administratorPaths.contains(identity.path))
     }
 
     /// Tells the background sync that something changed (an unlock made outside ``respond``).

@@ -13,34 +13,40 @@ import Synchronization
 /// The process at the other end of one connection, as the kernel knows it (docs/access.md,
 /// "Which program is asking").
 ///
-/// The pid comes from the socket (SO_PEERCRED) and is pinned by a pidfd: the socket's own
-/// (SO_PEERPIDFD) where the kernel has it, else one opened on the pid at once. The executable is
-/// read through `/proc/PID/exe` and the process is checked to be alive through the pidfd after,
-/// so a pid recycled in between is noticed. The identity is computed at the first request that
-/// needs it and checked again before each decision: a process that has since run another
-/// program (execve keeps the connection) is identified anew and tampered for the rest of the
-/// connection, and a debugger attached since makes it tampered too. (Requests on a connection kept
-/// across execve may be written by a child forked before it, which shares the connection: the
-/// program the process runs now does not say who writes them. macOS tells them apart by the
-/// audit token's pid version, which execve changes.)
+/// The pid comes from the socket (SO_PEERCRED, or the bus's credentials for a D-Bus peer) and is
+/// pinned by a pidfd: the socket's own (SO_PEERPIDFD) where the kernel has it, else one opened on
+/// the pid at once. The executable is pinned when the connection is accepted (or the bus peer
+/// appears), through a descriptor of `/proc/PID/exe`, before the client can send anything: a
+/// process that runs another program after that (execve keeps the connection) is tampered for the
+/// rest of the connection, whatever it runs, because requests on a connection kept across execve
+/// may be written by a child forked before it, which shares the connection. (macOS tells them
+/// apart by the audit token's pid version, which execve changes.) The digest is computed at the
+/// first request that needs it, from the pinned descriptor. A debugger attached since, or code
+/// mapped since that the program's file does not vouch for, makes it tampered too.
 package final class ClientProcess: Sendable {
     package let pid: Int32
     private let pidfd: Int32
     private struct Known: Sendable {
         var identity: ApplicationIdentity
-        var device: UInt64
-        var inode: UInt64
-        /// When `TracerPid` was last read (``MonotonicClock``). A reading that names a tracer
-        /// makes `identity` tampered for the rest of the connection.
+        var executable: MappedCode.FileID
+        /// When `TracerPid` and the mappings were last read (``MonotonicClock``). A reading that
+        /// names a tracer, or a mapping of foreign code, makes `identity` tampered for good.
         var tracerReadAt: UInt64
+        /// The files mapped executable at the last reading (each checked).
+        var mappings: Set<MappedCode.Mapping>
     }
-    /// How long a reading of `TracerPid` stands (docs/access.md: the kernel alone takes about a
-    /// third of a look-up's time to make the file, and a tracer that detaches before a request
-    /// passes any reading).
+    /// How long a reading of `TracerPid` and the mappings stands (docs/access.md: the kernel alone
+    /// takes about a third of a look-up's time to make the status file, and a tracer that detaches
+    /// before a request passes any reading).
     static let tracerReadingLifetime: UInt64 = 500_000_000
     private let known = Mutex<Known?>(nil)
     /// Whether the executable was read before on this connection (even if that reading failed).
     private let readBefore = Atomic<Bool>(false)
+    /// The executable pinned at accept: its device and inode (nil: the process was gone). The
+    /// process holds its executable, so no other file takes that inode while it runs.
+    private let pinned: MappedCode.FileID?
+    /// Set when the connection itself is suspect (``ConnectionHolders``): tampered for good.
+    private let suspect = Atomic<Bool>(false)
     /// What this request was allowed once by the user (cleared for each request).
     private let allowance = Mutex(Allowance())
 
@@ -51,9 +57,13 @@ package final class ClientProcess: Sendable {
         var presence: Set<String> = []
     }
 
+    /// Pins the process and the executable it runs now.
     package init(pid: Int32, pidfd: Int32) {
         self.pid = pid
         self.pidfd = pidfd
+        var info = stat()
+        let alive = pidfd < 0 ? kill(pid, 0) == 0 : kh_pidfd_alive(pidfd) == 0
+        pinned = stat("/proc/\(pid)/exe", &info) == 0 && alive ? MappedCode.FileID(info) : nil
     }
 
     deinit { if pidfd >= 0 { close(pidfd) } }
@@ -71,10 +81,32 @@ package final class ClientProcess: Sendable {
         return kh_pidfd_alive(pidfd) == 0
     }
 
-    /// The identity of the program the process runs now; a fresh reading if it ran another
-    /// program since the last one, or a debugger attached; tampered when it is read again on this
-    /// connection: it ran another program since the first reading (see above), or that reading
-    /// failed (a program that made its own file unreadable and then ran another is no exception).
+    /// The executable pinned at accept, nil when none could be.
+    package var pinnedExecutable: MappedCode.FileID? { pinned }
+
+    /// Marks the connection suspect: no program is identified on it (``ConnectionHolders``).
+    package func markSuspect() {
+        suspect.store(true, ordering: .relaxed)
+        known.withLock { $0?.identity.isTampered = true }
+    }
+
+    /// Whether the client runs in the agent's mount namespace (where its paths are the agent's).
+    var sharesMountNamespace: Bool {
+        guard let own = Self.ownMountNamespace, let theirs = ApplicationIdentityReader.link("/proc/\(pid)/ns/mnt") else { return false }
+        return own == theirs
+    }
+
+    private static let ownMountNamespace = ApplicationIdentityReader.link("/proc/self/ns/mnt")
+
+    /// The files mapped executable into the process; nil when unreadable.
+    var mappings: [MappedCode.Mapping]? {
+        Self.readFile("/proc/\(pid)/maps", whole: true).map(MappedCode.executableMappings)
+    }
+
+    /// The identity of the program the process runs now; tampered when it is not the program
+    /// pinned at accept, when it is read again on this connection (it ran another program since
+    /// the first reading, or that reading failed: a program that made its own file unreadable and
+    /// then ran another is no exception), or when the connection is suspect.
     package func identity() -> ApplicationIdentity {
         if let identity = knownIdentity() { return identity }
         let ranAnotherProgram = readBefore.exchange(true, ordering: .relaxed)
@@ -83,34 +115,47 @@ package final class ClientProcess: Sendable {
         defer { if fd >= 0 { close(fd) } }
         let path = ApplicationIdentityReader.link(exePath) ?? ""
         var opened = stat()
-        let environment = self.environment
-        var identity = ApplicationIdentityReader.identity(executable: fd, path: path, environment: environment, traced: isTraced)
-        if ranAnotherProgram { identity.isTampered = true }
-        // Read after the descriptor was opened: alive now means the pid was this process all along.
-        guard fd >= 0, fstat(fd, &opened) == 0, isAlive else {
+        let root = sharesMountNamespace ? "" : "/proc/\(pid)/root"
+        let mappings = self.mappings
+        var identity = ApplicationIdentityReader.identity(executable: fd, path: path, environment: environment, traced: isTraced,
+                                                          mappings: mappings, root: root)
+        if ranAnotherProgram || suspect.load(ordering: .relaxed) { identity.isTampered = true }
+        // Read after the descriptor was opened: alive now means the pid was this process all along;
+        // the program it runs is the one pinned at accept, else it ran another since.
+        guard fd >= 0, fstat(fd, &opened) == 0, MappedCode.FileID(opened) == pinned, isAlive else {
             identity.isTampered = true
             return identity
         }
         known.withLock {
-            $0 = Known(identity: identity, device: UInt64(opened.st_dev), inode: UInt64(opened.st_ino), tracerReadAt: MonotonicClock.nanoseconds())
+            $0 = Known(identity: identity, executable: MappedCode.FileID(opened), tracerReadAt: MonotonicClock.nanoseconds(),
+                       mappings: Set(mappings ?? []))
         }
         return identity
     }
 
     /// The identity read before, if the process still runs that same executable (checked as
-    /// ``identity()`` checks it, with a debugger attached since making it tampered); nil when it
-    /// must be read anew (hashing the executable).
+    /// ``identity()`` checks it, with a debugger attached or foreign code mapped since making it
+    /// tampered); nil when it must be read anew (hashing the executable).
     package func knownIdentity() -> ApplicationIdentity? {
         var info = stat()
         guard stat("/proc/\(pid)/exe", &info) == 0, isAlive, var current = known.withLock({ $0 }),
-              current.device == UInt64(info.st_dev), current.inode == UInt64(info.st_ino) else { return nil }
+              current.executable == MappedCode.FileID(info) else { return nil }
         let now = MonotonicClock.nanoseconds()
         if now &- current.tracerReadAt >= Self.tracerReadingLifetime {
-            let traced = isTraced
-            if traced { current.identity.isTampered = true }
+            var tampered = isTraced
+            let mapped = mappings.map(Set.init)
+            if let mapped, mapped != current.mappings {
+                let added = Array(mapped.subtracting(current.mappings))
+                let root = sharesMountNamespace ? "" : "/proc/\(pid)/root"
+                if MappedCode.foreignCode(added, executable: current.executable, root: root) != nil { tampered = true }
+            } else if mapped == nil {
+                tampered = true
+            }
+            if tampered { current.identity.isTampered = true }
             known.withLock { known in
                 known?.tracerReadAt = now
-                if traced { known?.identity.isTampered = true }
+                if let mapped { known?.mappings = mapped }
+                if tampered { known?.identity.isTampered = true }
             }
         }
         return current.identity
@@ -175,19 +220,21 @@ package final class ClientProcess: Sendable {
     }
     package var allowed: Allowance { allowance.withLock { $0 } }
 
-    static func readFile(_ path: String) -> [UInt8]? {
+    /// A /proc file's contents: its first MiB (`whole`: all of it, nil past 64 MiB, so that a
+    /// list of mappings is never judged by its start).
+    static func readFile(_ path: String, whole: Bool = false) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        var buffer = [UInt8](repeating: 0, count: 16384)
         while true {
             let count = Glibc.read(fd, &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { return nil }
             if count == 0 { return bytes }
             bytes += buffer[0..<count]
-            if bytes.count > 1 << 20 { return bytes }
+            if bytes.count > (whole ? 64 : 1) << 20 { return whole ? nil : bytes }
         }
     }
 }

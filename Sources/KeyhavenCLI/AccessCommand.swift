@@ -15,7 +15,17 @@ struct AccessCommand: ParsableCommand {
             SHA-256 of its file, or by its path when the user cannot modify it (owned by root in folders only \
             root can write).
             """,
-        subcommands: [List.self, Grant.self, Revoke.self])
+        subcommands: [Limits.self, List.self, Grant.self, Revoke.self], defaultSubcommand: Limits.self)
+
+    struct Limits: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Say what per-application access cannot stop on this machine, and what to do about it (the default).")
+        func run() throws {
+            printLine("Per-application access: the agent gives an item's secret only to the programs it trusts, identified "
+                      + "by the kernel (docs/access.md).")
+            for line in AccessLimits.kernelReport(scope: AccessLimits.ptraceScope()) { printLine(line) }
+        }
+    }
 
     /// Which items: a class and the attributes security(1)'s letters name.
     struct ItemFilter: ParsableArguments {
@@ -70,6 +80,8 @@ struct AccessCommand: ParsableCommand {
                 }
                 guard !listed.isEmpty else { throw StoreError(.itemNotFound, "no item matched") }
                 AccessPrinter.print(listed, json: json)
+                let programs = Set(listed.flatMap { $0.1.access?.applications.map(\.path) ?? [] })
+                for program in programs.sorted() { if let warning = AccessLimits.writableFolderWarning(program) { printError(warning) } }
             }
         }
     }
@@ -121,6 +133,7 @@ struct AccessChanges {
     func apply(revoke: Bool, anyApplication: Bool) throws(StoreError) {
         let session = try Session.open()
         let paths = programs.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
+        if !revoke { for path in paths { if let warning = AccessLimits.writableFolderWarning(path) { printError(warning) } } }
         if !groups.isEmpty {
             guard paths.count == 1, filter.isEmpty, !anyApplication else {
                 throw StoreError(.invalidParameter, "-G takes exactly one -T program, and no item options")

@@ -9,8 +9,9 @@ import KeyhavenAgentClient
 
 /// `git-credential-keyhaven get|store|erase`: git's credential helper protocol over the keychain,
 /// as git-credential-osxkeychain does it on a Mac. Each credential is an internet password:
-/// server = the host, protocol (`htps`, `http`, ...), port and path when git gives them, account
-/// = the user name. The items trust this helper (no other program reads them without a prompt)
+/// server = the host, protocol (`htps`, `http`, ...), port (the protocol's default when git names
+/// none, so `https://host` and `https://host:8443` are two credentials), path when git gives it,
+/// account = the user name. The items trust this helper (no other program reads them without a prompt)
 /// and live in its own access group.
 package struct GitCredential: Equatable, Sendable {
     package var fields: [String: String] = [:]
@@ -43,10 +44,16 @@ package struct GitCredential: Equatable, Sendable {
             }
             guard var host = fields["host"], !host.isEmpty else { throw StoreError(.invalidParameter, "git gave no host") }
             var criteria: [String: AttributeValue] = ["ptcl": .string(code)]
-            if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]"), let port = UInt16(host[host.index(after: colon)...]) {
-                criteria["port"] = .number(Int64(port))
+            // No port is the protocol's default port: a credential for host:8443 is not one for host.
+            var port = InternetProtocol.defaultPort(forScheme: scheme)
+            if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") {
+                guard let given = UInt16(host[host.index(after: colon)...]), given != 0 else {
+                    throw StoreError(.invalidParameter, "git gave a host with a port that is not a number from 1 to 65535")
+                }
+                port = given
                 host = String(host[..<colon])
             }
+            if let port { criteria["port"] = .number(Int64(port)) }
             criteria["srvr"] = .string(host)
             if let path = fields["path"], !path.isEmpty { criteria["path"] = .string(path) }
             if let user = fields["username"], !user.isEmpty { criteria["acct"] = .string(user) }

@@ -105,13 +105,15 @@ package struct AccessOptions: ParsableArguments {
 
     package init() {}
 
-    /// The item's access object: keyhaven itself and each -T program; every program with -A.
+    /// The item's access object: keyhaven itself and each -T program; every program with -A. Warns
+    /// of a -T program in a folder the user can write.
     package var itemAccess: ItemAccess {
         if anyApplication { return ItemAccess(anyApplication: true) }
         if trustedApplications == [""] { return ItemAccess() }
         let named = trustedApplications.filter { !$0.isEmpty }.map { path in
             TrustedApplication(path: path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path, digest: Data())
         }
+        for application in named { if let warning = AccessLimits.writableFolderWarning(application.path) { printError(warning) } }
         return ItemAccess(applications: [.caller] + named)
     }
 }

@@ -86,6 +86,7 @@ package struct BusError: Error, Sendable, Equatable {
     package static func notSupported(_ message: String) -> BusError { BusError("org.freedesktop.DBus.Error.NotSupported", message) }
     package static func accessDenied(_ message: String) -> BusError { BusError("org.freedesktop.DBus.Error.AccessDenied", message) }
     package static func failed(_ message: String) -> BusError { BusError("org.freedesktop.DBus.Error.Failed", message) }
+    package static func limitsExceeded(_ message: String) -> BusError { BusError("org.freedesktop.DBus.Error.LimitsExceeded", message) }
 
     /// The D-Bus form of a keychain error.
     package init(_ error: StoreError) {

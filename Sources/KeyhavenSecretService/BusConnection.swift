@@ -17,6 +17,7 @@ package final class BusConnection: @unchecked Sendable {
     private var slots: [OpaquePointer?] = []
     private var onCall: ((BusCall) -> Void)?
     private var onClientGone: ((String) -> Void)?
+    private var onClientAppeared: ((String, Int32) -> Void)?
 
     /// Connects to `DBUS_SESSION_BUS_ADDRESS` (sd-bus's user bus).
     package init() throws(StoreError) {
@@ -46,11 +47,15 @@ package final class BusConnection: @unchecked Sendable {
         return true
     }
 
-    /// Delivers every method call to `path` and below to `onCall` (on the bus thread), and the
-    /// unique names that leave the bus to `onClientGone`.
-    package func serve(_ path: String, onCall: @escaping (BusCall) -> Void, onClientGone: @escaping (String) -> Void) throws(StoreError) {
+    /// Delivers every method call to `path` and below to `onCall` (on the bus thread), the unique
+    /// names that join the bus, with their process, to `onClientAppeared` (at once, on the bus
+    /// thread: the names already there when this is called too), and those that leave it to
+    /// `onClientGone`.
+    package func serve(_ path: String, onCall: @escaping (BusCall) -> Void, onClientAppeared: @escaping (String, Int32) -> Void,
+                       onClientGone: @escaping (String) -> Void) throws(StoreError) {
         self.onCall = onCall
         self.onClientGone = onClientGone
+        self.onClientAppeared = onClientAppeared
         let me = Unmanaged.passUnretained(self).toOpaque()
         var slot: OpaquePointer?
         var r = sd_bus_add_fallback(bus, &slot, path, { message, userdata, _ in
@@ -66,14 +71,39 @@ package final class BusConnection: @unchecked Sendable {
         r = sd_bus_match_signal(bus, &slot, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                 "NameOwnerChanged", { message, userdata, _ in
             guard let message, let userdata, let arguments = BusMessage.arguments(message), arguments.count == 3,
-                  let name = arguments[0].stringValue, let newOwner = arguments[2].stringValue else { return 0 }
-            if name.hasPrefix(":"), newOwner.isEmpty {
-                Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().onClientGone?(name)
+                  let name = arguments[0].stringValue, let oldOwner = arguments[1].stringValue,
+                  let newOwner = arguments[2].stringValue, name.hasPrefix(":") else { return 0 }
+            let connection = Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue()
+            if newOwner.isEmpty {
+                connection.onClientGone?(name)
+            } else if oldOwner.isEmpty, let pid = connection.pid(of: name) {
+                connection.onClientAppeared?(name, pid)
             }
             return 0
         }, me)
         guard r >= 0 else { throw StoreError(.notAvailable, "cannot watch the bus's clients: \(String(cString: strerror(-r)))") }
         slots.append(slot)
+        // The names already on the bus (the client whose call started this provider among them).
+        var acquired: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        guard sd_bus_list_names(bus, &acquired, nil) >= 0, let acquired else { return }
+        var index = 0
+        while let entry = acquired[index] {
+            let name = String(cString: entry)
+            free(entry)
+            if name.hasPrefix(":"), let pid = pid(of: name) { onClientAppeared(name, pid) }
+            index += 1
+        }
+        free(acquired)
+    }
+
+    /// The process that connected as unique name `name`, from the bus (its credentials for it).
+    func pid(of name: String) -> Int32? {
+        var creds: OpaquePointer?
+        guard sd_bus_get_name_creds(bus, name, kh_bus_creds_pid(), &creds) >= 0, let creds else { return nil }
+        defer { sd_bus_creds_unref(creds) }
+        var pid: pid_t = 0
+        guard sd_bus_creds_get_pid(creds, &pid) >= 0, pid > 0 else { return nil }
+        return pid
     }
 
     /// Runs `work` on the bus thread, soon (from any thread).

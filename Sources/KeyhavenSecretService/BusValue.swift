@@ -1,3 +1,5 @@
+import KeychainModel
+
 /// One D-Bus value, with its type: what ``BusMessage`` reads from and appends to sd-bus
 /// messages, so the Secret Service's methods work on Swift values.
 package indirect enum BusValue: Sendable, Equatable {
@@ -98,6 +100,21 @@ package indirect enum BusValue: Sendable, Equatable {
     }
 
     /// An `a{ss}` as a dictionary (the last of a repeated key wins), nil for any other type.
+    /// The attributes of a search (`a{ss}`), within the limits an item's lookup attributes have
+    /// (``SecretServiceAttributes``): more pairs, or a longer name or value, is LimitsExceeded
+    /// (no item could carry them), before any keychain is searched.
+    package func searchAttributes() throws(BusError) -> [String: String] {
+        if case .dictionary("s", "s", let pairs) = self, pairs.count > SecretServiceAttributes.maximumCount {
+            throw .limitsExceeded("a search takes at most \(SecretServiceAttributes.maximumCount) attributes, not \(pairs.count)")
+        }
+        let attributes = stringDictionaryValue ?? [:]
+        for (name, value) in attributes where name.utf8.count > SecretServiceAttributes.maximumLength
+            || value.utf8.count > SecretServiceAttributes.maximumLength {
+            throw .limitsExceeded("a search attribute's name or value is longer than \(SecretServiceAttributes.maximumLength) bytes")
+        }
+        return attributes
+    }
+
     package var stringDictionaryValue: [String: String]? {
         switch self {
         case .dictionary("s", "s", let pairs):

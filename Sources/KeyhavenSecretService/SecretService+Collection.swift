@@ -16,7 +16,7 @@ extension SecretService {
         let i = Self.collectionInterface
         let collection = SecretObject.collectionPath(for: keychain)
         if try method.is(i, "SearchItems", "a{ss}") {
-            let wanted = a[0].stringDictionaryValue ?? [:]
+            let wanted = try a[0].searchAttributes()
             if isLocked(keychain) { return ([.paths(lockedItemPaths(in: keychain, collection: collection, matching: wanted))], false) }
             let found = try items(in: keychain, matching: wanted, try context(method.call))
             return ([.paths(found.compactMap { SecretObject.itemPath(collection: collection, reference: $0.persistentReference) })], false)

@@ -15,7 +15,7 @@ extension SecretService {
             return (try openSession(method.call, algorithm: a[0].stringValue ?? "", input: a[1]), false)
         }
         if try method.is(i, "SearchItems", "a{ss}") {
-            let wanted = a[0].stringDictionaryValue ?? [:]
+            let wanted = try a[0].searchAttributes()
             let context = try context(method.call)
             var unlocked: [String] = [], locked: [String] = []
             for keychain in keychains() {

@@ -46,7 +46,11 @@ package final class SecretService: Sendable {
             throw StoreError(.duplicateItem, "another program already provides \(Self.busName) on this session bus; "
                              + "stop it (gnome-keyring-daemon, KeePassXC) or run keyhavend without --secret-service")
         }
-        try connection.serve(SecretObject.root, onCall: { [self] call in handle(call) }, onClientGone: { [self] name in
+        try connection.serve(SecretObject.root, onCall: { [self] call in handle(call) }, onClientAppeared: { [self] name, pid in
+            // Pinned as it appears, before it can call: what it runs later is checked against this.
+            let client = ClientProcess(pid: pid, pidfd: ClientProcess.openPidfd(pid))
+            state.withLock { $0.clients[name] = client }
+        }, onClientGone: { [self] name in
             state.withLock { state in
                 state.clients[name] = nil
                 state.sessions = state.sessions.filter { $0.value.owner != name }
@@ -106,10 +110,14 @@ package final class SecretService: Sendable {
 
     // MARK: - Who is calling
 
-    /// The request context of the call's sender: its process, identified as the agent
-    /// identifies socket clients (docs/access.md).
+    /// The request context of the call's sender: its process, pinned when its name appeared on
+    /// the bus and identified as the agent identifies socket clients (docs/access.md). A sender
+    /// never seen appearing (its name's signal still on its way) is pinned now.
     func context(_ call: BusCall) throws(BusError) -> RequestContext {
-        if let known = state.withLock({ $0.clients[call.sender] }), known.isAlive { return agent.busContext(for: known) }
+        if let known = state.withLock({ $0.clients[call.sender] }) {
+            guard known.isAlive else { throw .accessDenied("the process that connected as \(call.sender) has exited") }
+            return agent.busContext(for: known)
+        }
         guard let pid = call.senderPID else { throw .accessDenied("the bus does not say which process is calling") }
         let client = ClientProcess(pid: pid, pidfd: ClientProcess.openPidfd(pid))
         state.withLock { $0.clients[call.sender] = client }

@@ -61,6 +61,30 @@ struct GitCredentialTests {
         #expect(try git.credential("fill", "protocol=gopher\nhost=x\n\n").status != 0)
     }
 
+    @Test("A credential for host:8443 is not one for host: no port is the protocol's default port, named or not")
+    func portIsNeverAWildcard() throws {
+        let git = try Git()
+        defer { git.runner.finish() }
+        #expect(try git.credential("approve", "protocol=https\nhost=intranet.example:8443\nusername=a\npassword=eight\n\n").status == 0)
+        // Before, a request without a port had no port criterion and got the 8443 credential.
+        #expect(try git.credential("fill", "protocol=https\nhost=intranet.example\n\n").status != 0)
+        #expect(try git.credential("fill", "protocol=https\nhost=intranet.example:443\n\n").status != 0)
+        // The default port, said or not, is one credential.
+        #expect(try git.credential("approve", "protocol=https\nhost=intranet.example\nusername=a\npassword=default\n\n").status == 0)
+        #expect(try git.credential("fill", "protocol=https\nhost=intranet.example:443\n\n").output.contains("password=default\n"))
+        #expect(try git.credential("fill", "protocol=https\nhost=intranet.example\n\n").output.contains("password=default\n"))
+        #expect(try git.credential("fill", "protocol=https\nhost=intranet.example:8443\n\n").output.contains("password=eight\n"))
+        // Rejecting the default-port credential leaves the other.
+        #expect(try git.credential("reject", "protocol=https\nhost=intranet.example\nusername=a\npassword=default\n\n").status == 0)
+        #expect(try git.credential("fill", "protocol=https\nhost=intranet.example\n\n").status != 0)
+        #expect(try git.credential("fill", "protocol=https\nhost=intranet.example:8443\n\n").output.contains("password=eight\n"))
+        // A port that is not one is an error message.
+        let helper = CommandRunner.products.appendingPathComponent("git-credential-keyhaven").path
+        let bad = try CommandRunner.execute(helper, ["get"], environment: git.runner.environment,
+                                            input: "protocol=https\nhost=intranet.example:99999\n\n")
+        #expect(bad.status != 0 && bad.error.contains("port"))
+    }
+
     @Test("The credentials trust the helper: a modified copy of it is refused without a prompt")
     func trust() throws {
         let git = try Git()

@@ -32,4 +32,9 @@ int kh_peer_pidfd(int socket);
 /// process runs (pinentry). -1 with errno set.
 int kh_accept_cloexec(int listener);
 
+/// The inode of the socket at the other end of a connected Unix socket (the kernel's sock_diag
+/// netlink interface, UNIX_DIAG_PEER), or -1: which descriptor of the peer process is this
+/// connection, so the agent can tell who holds it.
+long long kh_unix_peer_inode(int connection);
+
 #endif

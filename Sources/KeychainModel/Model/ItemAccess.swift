@@ -93,15 +93,23 @@ package struct ApplicationIdentity: Sendable, Hashable {
     /// the user can write, traced by a debugger, or not readable at all.
     package var isTampered: Bool
     /// The program's own access group: its file name and a digest of its path, so two programs
-    /// never share one by accident, whatever their names.
+    /// never share one by accident, whatever their names; a digest of its contents when the path
+    /// is not verified.
     package var applicationGroup: String
+    /// The path names the running file in the agent's own view: the process runs in the agent's
+    /// mount namespace and the path's device and inode are the executable's. Only then does the
+    /// path count (for the application group, the administrator role, a protected program): in a
+    /// namespace of its own, a process can mount any file at any path.
+    package var isPathVerified: Bool
 
-    package init(path: String, digest: Data, isProtected: Bool, isTampered: Bool, applicationGroup: String) {
+    package init(path: String, digest: Data, isProtected: Bool, isTampered: Bool, applicationGroup: String,
+                 isPathVerified: Bool = true) {
         self.path = path
         self.digest = digest
         self.isProtected = isProtected
         self.isTampered = isTampered
         self.applicationGroup = applicationGroup
+        self.isPathVerified = isPathVerified
     }
 
     /// The digest in hexadecimal, as `keyhaven access list` shows it.
@@ -154,10 +162,12 @@ extension ApplicationIdentity: WireCodable {
         isProtected.write(to: &writer)
         isTampered.write(to: &writer)
         applicationGroup.write(to: &writer)
+        isPathVerified.write(to: &writer)
     }
 
     package init(from reader: inout ByteReader) throws(StoreError) {
         self.init(path: try String(from: &reader), digest: try Data(from: &reader), isProtected: try Bool(from: &reader),
-                  isTampered: try Bool(from: &reader), applicationGroup: try String(from: &reader))
+                  isTampered: try Bool(from: &reader), applicationGroup: try String(from: &reader),
+                  isPathVerified: try Bool(from: &reader))
     }
 }

@@ -45,17 +45,46 @@ package enum ApplicationIdentityReader {
         return "\(name).\(digest.hexString)"
     }
 
+    /// The application group of a program whose path is not verified (a process in another mount
+    /// namespace): its file name and 64 bits of its executable's digest, so a file mounted over a
+    /// trusted path in a namespace of its own never takes that path's group.
+    package static func applicationGroup(path: String, digest: Data) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? "program"
+        return "\(name).\(Data(digest.prefix(8)).hexString)"
+    }
+
     /// The identity of a program given a descriptor open on its executable (`fd`, -1 if none could
     /// be opened), the path the kernel names, and its starting environment (nil if unreadable).
-    /// `traced`: a debugger is attached.
+    /// `traced`: a debugger is attached. `mappings`: the files mapped executable into the process
+    /// (nil if unreadable; none for a program that is not running). `root`: "" when the process
+    /// runs in this process's mount namespace, else the prefix through which its paths are seen
+    /// (`/proc/PID/root`); its path is then not verified.
     package static func identity(executable fd: Int32, path: String, environment: [String: String]?,
-                                 traced: Bool = false) -> ApplicationIdentity {
-        let group = applicationGroup(path: path)
-        guard fd >= 0, let digest = digest(of: fd) else {
-            return ApplicationIdentity(path: path, digest: Data(), isProtected: false, isTampered: true, applicationGroup: group)
+                                 traced: Bool = false, mappings: [MappedCode.Mapping]? = [],
+                                 root: String = "") -> ApplicationIdentity {
+        var file = stat()
+        guard fd >= 0, fstat(fd, &file) == 0, let digest = digest(of: fd) else {
+            return ApplicationIdentity(path: path, digest: Data(), isProtected: false, isTampered: true,
+                                       applicationGroup: applicationGroup(path: path), isPathVerified: false)
         }
-        return ApplicationIdentity(path: path, digest: digest, isProtected: isProtected(fd, path: path),
-                                   isTampered: traced || isTampered(environment), applicationGroup: group)
+        let verified = root.isEmpty && names(path, file)
+        var tampered = traced || isTampered(environment)
+        if let mappings {
+            if MappedCode.foreignCode(mappings, executable: MappedCode.FileID(file), root: root) != nil { tampered = true }
+        } else {
+            tampered = true
+        }
+        return ApplicationIdentity(path: path, digest: digest, isProtected: verified && isProtected(fd, path: path),
+                                   isTampered: tampered,
+                                   applicationGroup: verified ? applicationGroup(path: path) : applicationGroup(path: path, digest: digest),
+                                   isPathVerified: verified)
+    }
+
+    /// Whether `path` names the file `file` describes (the same device and inode) in this view.
+    static func names(_ path: String, _ file: stat) -> Bool {
+        guard path.hasPrefix("/"), !path.hasSuffix(" (deleted)") else { return false }
+        var named = stat()
+        return stat(path, &named) == 0 && named.st_dev == file.st_dev && named.st_ino == file.st_ino
     }
 
     /// The identity of the program at `path` (security(1)'s `-T`, `SecTrustedApplicationCreateFromPath`).
@@ -125,12 +154,13 @@ package enum ApplicationIdentityReader {
         return isProtectedFolder(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
     }
 
-    /// The folder and each above it owned by root and writable by nobody else.
-    static func isProtectedFolder(_ folder: String) -> Bool {
+    /// The folder and each above it owned by root and writable by nobody else, seen through
+    /// `root` (a process's own view, `/proc/PID/root`; "" for this process's).
+    static func isProtectedFolder(_ folder: String, root: String = "") -> Bool {
         var current = folder.isEmpty ? "/" : folder
         while true {
             var info = stat()
-            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
+            guard lstat(root + current, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
                   info.st_uid == 0, info.st_mode & 0o022 == 0 else { return false }
             if current == "/" { return true }
             let parent = current[..<(current.lastIndex(of: "/") ?? current.startIndex)]

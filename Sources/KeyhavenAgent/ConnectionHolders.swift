@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CHardening
+import FoundationEssentials
+import KeychainStore
+
+/// Who holds the client's end of a connection (docs/access.md, "Which program is asking").
+///
+/// The kernel says which process connected (SO_PEERCRED), not which processes can write on the
+/// connection: a program can connect, fork, and run a trusted program in its place (execve), and
+/// its child then writes on the inherited socket. So at accept the agent looks for the client's
+/// end of the socket (its inode, from the kernel's sock_diag interface) among the descriptors of
+/// the user's processes. The connection is suspect unless:
+///
+/// - the process that connected holds it, close-on-exec (as the library opens it: a descriptor
+///   kept across execve is one that a program it ran may write on);
+/// - every other process that holds it runs the same executable (a fork of the program, before
+///   it runs anything else).
+///
+/// A descriptor in flight (sent with SCM_RIGHTS and not yet received) is held by no process at
+/// that moment; docs/threat-model.md says so.
+enum ConnectionHolders {
+    /// Why the connection on `socket` (the agent's end) is suspect for `client`; nil when it is not.
+    static func suspicion(socket: Int32, client: ClientProcess) -> String? {
+        let peer = kh_unix_peer_inode(socket)
+        guard peer > 0 else { return "the kernel does not say which socket is the client's" }
+        guard let executable = client.pinnedExecutable else { return "the client's executable could not be pinned" }
+        let target = "socket:[\(peer)]"
+        let own = descriptors(of: client.pid, naming: target)
+        guard !own.isEmpty else { return "the process that connected does not hold the connection" }
+        for descriptor in own where !isCloseOnExec(pid: client.pid, descriptor: descriptor) {
+            return "the connection is kept across execve (descriptor \(descriptor) is not close-on-exec)"
+        }
+        var others: [Int32] = []
+        let user = getuid()
+        guard let folder = opendir("/proc") else { return "/proc cannot be read" }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let pid = Int32(name), pid != client.pid else { continue }
+            var info = stat()
+            guard stat("/proc/\(name)", &info) == 0, info.st_uid == user else { continue }
+            if holdsForeign(pid, target, executable) { others.append(pid) }
+        }
+        closedir(folder)
+        // A fork of the client that is running another program holds the descriptor until execve
+        // closes it (the kernel names the new executable a moment before): asked again shortly.
+        for _ in 0..<3 where !others.isEmpty {
+            usleep(2_000)
+            others = others.filter { holdsForeign($0, target, executable) }
+        }
+        return others.first.map { "another process (\($0)), running another program, holds the connection" }
+    }
+
+    /// Whether `pid` holds `target` and runs another executable than `executable`.
+    private static func holdsForeign(_ pid: Int32, _ target: String, _ executable: MappedCode.FileID) -> Bool {
+        guard !descriptors(of: pid, naming: target).isEmpty else { return false }
+        var running = stat()
+        return stat("/proc/\(pid)/exe", &running) != 0 || MappedCode.FileID(running) != executable
+    }
+
+    /// The descriptors of `pid` that name `target` (`socket:[INODE]`).
+    static func descriptors(of pid: Int32, naming target: String) -> [Int32] {
+        guard let folder = opendir("/proc/\(pid)/fd") else { return [] }
+        defer { closedir(folder) }
+        var found: [Int32] = []
+        var buffer = [CChar](repeating: 0, count: 64)
+        let wanted = Array(target.utf8)
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let descriptor = Int32(name) else { continue }
+            let count = readlink("/proc/\(pid)/fd/\(name)", &buffer, buffer.count)
+            guard count == wanted.count else { continue }
+            if buffer[0..<count].map({ UInt8(bitPattern: $0) }) == wanted { found.append(descriptor) }
+        }
+        return found
+    }
+
+    /// Whether descriptor `descriptor` of `pid` is close-on-exec (`flags:` in its fdinfo, octal).
+    static func isCloseOnExec(pid: Int32, descriptor: Int32) -> Bool {
+        guard let bytes = ClientProcess.readFile("/proc/\(pid)/fdinfo/\(descriptor)") else { return false }
+        for line in bytes.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("flags:".utf8)) {
+            let value = String(decoding: line.dropFirst(6).filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }, as: UTF8.self)
+            guard let flags = Int(value, radix: 8) else { return false }
+            return flags & Int(O_CLOEXEC) != 0
+        }
+        return false
+    }
+}
