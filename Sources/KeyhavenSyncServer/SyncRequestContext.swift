@@ -1,8 +1,9 @@
 import Hummingbird
 import NIOCore
 
-/// A request's context: Hummingbird's, with the peer's address (for the rate limits) and the
-/// largest body the server reads (a push of the most entries a push may carry).
+/// A request's context: Hummingbird's, with the peer's address (for the rate limits and the body
+/// budget). Each route reads its body with its own limit (``SyncService``); Hummingbird's own
+/// limit is the largest of them.
 package struct SyncRequestContext: RequestContext, RemoteAddressRequestContext {
     package var coreContext: CoreRequestContextStorage
     package let remoteAddress: SocketAddress?
@@ -12,5 +13,5 @@ package struct SyncRequestContext: RequestContext, RemoteAddressRequestContext {
         remoteAddress = source.channel.remoteAddress
     }
 
-    package var maxUploadSize: Int { SyncService.maximumBodySize }
+    package var maxUploadSize: Int { SyncLimits().bytesPerPush }
 }

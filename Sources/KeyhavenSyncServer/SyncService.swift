@@ -20,17 +20,23 @@ import NIOCore
 ///   recovery key finds its account).
 /// - `POST /v1/pairing/SLOT/SIDE` and `GET /v1/pairing/SLOT/SIDE?after=N&wait=S`: the pairing relay.
 package struct SyncService: Sendable {
-    /// The largest request body: a push of the most entries a push may carry.
-    package static let maximumBodySize = 64 << 20
     /// The longest a pull or a relay read waits.
     package static let maximumWait = 30
 
     let store: SyncStore
     let pollInterval: Duration
+    /// The request bodies held at once (per address and in all).
+    let bodies: BodyBudget
 
-    package init(store: SyncStore, pollInterval: Duration = .milliseconds(200)) {
-        (self.store, self.pollInterval) = (store, pollInterval)
+    package init(store: SyncStore, pollInterval: Duration = .milliseconds(200), bodies: BodyBudget = BodyBudget()) {
+        (self.store, self.pollInterval, self.bodies) = (store, pollInterval, bodies)
     }
+
+    /// Each route's largest body, enforced before a byte past it is held: a first entry, a push
+    /// (``SyncLimits/bytesPerPush``), a relayed pairing message.
+    var accountBodyLimit: Int { LogEntry.maximumSize + 4096 }
+    var pushBodyLimit: Int { store.limits.bytesPerPush }
+    static let pairingBodyLimit = RelayMessages.maximumSize
 
     /// The routes, behind the rate limit.
     package func router(limiter: RateLimiter) -> Router<SyncRequestContext> {
@@ -39,14 +45,14 @@ package struct SyncService: Sendable {
         router.get("/v1/health") { _, _ in await answer { () throws(SyncServerError) in try await store.ping(); return Self.ok([]) } }
         router.post("/v1/accounts") { request, context in
             await answer { () throws(SyncServerError) in
-                let genesis = try LogEntry.decodeRequest(try await Self.body(request, context))
+                let genesis = try LogEntry.decodeRequest(try await body(request, context, limit: accountBodyLimit))
                 return Self.ok(try await store.createAccount(genesis).wireBytes, status: .created)
             }
         }
         router.post("/v1/accounts/:account/entries") { request, context in
             await answer { () throws(SyncServerError) in
                 let account = try Self.account(context)
-                let batch = try LogBatch.decodeRequest(try await Self.body(request, context))
+                let batch = try LogBatch.decodeRequest(try await body(request, context, limit: pushBodyLimit))
                 guard batch.entries.allSatisfy({ $0.account == account }) else {
                     throw SyncServerError(.badRequest, "the entries are for another account")
                 }
@@ -81,7 +87,7 @@ package struct SyncService: Sendable {
         router.post("/v1/pairing/:slot/:side") { request, context in
             await answer { () throws(SyncServerError) in
                 let (slot, side) = try Self.pairing(context)
-                let number = try await store.postPairing(slot: slot, role: side, message: try await Self.body(request, context))
+                let number = try await store.postPairing(slot: slot, role: side, message: try await body(request, context, limit: Self.pairingBodyLimit))
                 return Self.ok(Array(String(number).utf8), status: .created)
             }
         }
@@ -154,16 +160,40 @@ package struct SyncService: Sendable {
                         body: ResponseBody(byteBuffer: ByteBuffer(string: error.message + "\n")))
     }
 
-    static func body(_ request: Request, _ context: SyncRequestContext) async throws(SyncServerError) -> [UInt8] {
+    /// The request's body, of at most `limit` bytes: a Content-Length over it is refused before a
+    /// byte is read, and a body that grows past it as soon as it does; each chunk's bytes are
+    /// taken from ``bodies`` before it is kept (429 for an address holding its share, 503 when the
+    /// server holds all it may).
+    func body(_ request: Request, _ context: SyncRequestContext, limit: Int) async throws(SyncServerError) -> [UInt8] {
+        let tooLarge = SyncServerError(.tooLarge, "the request body is over \(Self.size(limit))")
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit { throw tooLarge }
+        let address = context.remoteAddress?.ipAddress ?? "unknown"
+        var held = 0
+        defer { bodies.give(held, for: address) }
+        var collected: [UInt8] = []
         do {
-            return Array(buffer: try await request.body.collect(upTo: context.maxUploadSize))
-        } catch is NIOTooManyBytesError {
-            throw SyncServerError(.tooLarge, "the request body is over \(context.maxUploadSize >> 20) MiB")
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw SyncServerError(.tooLarge, "the request body is over \(context.maxUploadSize >> 20) MiB")
+            for try await chunk in request.body {
+                guard collected.count + chunk.readableBytes <= limit else { throw tooLarge }
+                do {
+                    try bodies.take(chunk.readableBytes, for: address)
+                } catch .address {
+                    throw SyncServerError(.tooManyRequests, "this address is sending as much as it may at once: wait for its other requests")
+                } catch {
+                    throw SyncServerError(.unavailable, "the server is receiving as much as it may at once: try again")
+                }
+                held += chunk.readableBytes
+                collected.append(contentsOf: chunk.readableBytesView)
+            }
+        } catch let error as SyncServerError {
+            throw error
         } catch {
             throw SyncServerError(.badRequest, "the request body could not be read")
         }
+        return collected
+    }
+
+    static func size(_ bytes: Int) -> String {
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : bytes % 1024 == 0 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
     }
 
     static func account(_ context: SyncRequestContext) throws(SyncServerError) -> AccountID {

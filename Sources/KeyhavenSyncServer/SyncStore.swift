@@ -9,6 +9,8 @@ package struct SyncLimits: Sendable {
     package var entriesPerPull = 1_000
     package var entriesPerAccount = 1_000_000
     package var bytesPerAccount = 1 << 30
+    /// The largest push body: the server reads no more of one (an entry may be 17 MiB).
+    package var bytesPerPush = 64 << 20
 
     package init() {}
 }

@@ -5,7 +5,8 @@ import KeychainServicesExtras
 /// `keyhaven-test-helper item OPERATION ACCOUNT`: one SecItem call on a generic password of service
 /// "access" with this process's own access groups (KEYHAVEN_ACCESS_GROUPS, else its application
 /// group); prints `status N`, then `data TEXT` after a read. The per-application access tests run
-/// it and a modified copy of it against one agent. Operations: add (data = account), read,
+/// it and a modified copy of it against one agent. Operations: add (data = $KEYHAVEN_TEST_DATA,
+/// else the account), hold (reads, prints only the status, keeps the data in memory), read,
 /// read-noui (kSecUseAuthenticationUIFail), read-skip (kSecUseAuthenticationUISkip), read-quiet
 /// (after SecKeychainSetUserInteractionAllowed(false)), update (data = "updated"), delete,
 /// add-trusting (kSecAttrAccess from SecAccessCreate: this program and $KEYHAVEN_TEST_TRUST),
@@ -21,7 +22,7 @@ func runItemMode(operation: String, account: String) -> Never {
     var data: Data?
     switch operation {
     case "add", "add-trusting", "add-any":
-        query[kSecValueData as String] = Data(account.utf8)
+        query[kSecValueData as String] = Data((ProcessInfo.processInfo.environment["KEYHAVEN_TEST_DATA"] ?? account).utf8)
         query[kSecAttrLabel as String] = "item \(account)"
         if operation != "add" { query[kSecAttrAccess as String] = access(any: operation == "add-any") }
         status = SecItemAdd(query as CFDictionary, nil)
@@ -52,6 +53,16 @@ func runItemMode(operation: String, account: String) -> Never {
             print("status \(SecItemCopyMatching(query as CFDictionary, &result))")
             fflush(nil)
         }
+        exit(0)
+    case "hold":
+        // Reads the item and keeps its data in memory, unprinted, for $KEYHAVEN_TEST_HOLD seconds.
+        query[kSecReturnData as String] = true
+        query[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIFail
+        var result: CFTypeRef?
+        print("status \(SecItemCopyMatching(query as CFDictionary, &result))")
+        fflush(nil)
+        sleep(UInt32(ProcessInfo.processInfo.environment["KEYHAVEN_TEST_HOLD"] ?? "5") ?? 5)
+        withExtendedLifetime(result) {}
         exit(0)
     case "read", "read-noui", "read-skip", "read-quiet":
         query[kSecReturnData as String] = true

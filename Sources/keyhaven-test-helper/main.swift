@@ -14,6 +14,8 @@
 //                                                (ItemMode.swift)
 //   keyhaven-test-helper exec-hold ACCOUNT PROGRAM  reads, then execs PROGRAM on the same connection
 //                                                (ExecMode.swift)
+//   keyhaven-test-helper wait SECONDS            sleeps, touching no keychain: a trusted program
+//                                                that an attacker runs in its own place
 //   keyhaven-test-helper script KEYCHAIN STEP... runs steps on one keychain file and prints each
 //                                                step's OSStatus, space-separated. Steps:
 //                                                unlock:PASSWORD, lock, read:ACCOUNT (data must
@@ -37,6 +39,10 @@ if arguments.count > 1, arguments[1] == "groups" {
     exit(0)
 }
 if arguments.count == 4, arguments[1] == "item" { runItemMode(operation: arguments[2], account: arguments[3]) }
+if arguments.count == 3, arguments[1] == "wait", let seconds = UInt32(arguments[2]) {
+    sleep(seconds)
+    exit(0)
+}
 if arguments.count == 4, arguments[1] == "exec-hold" { runExecHold(account: arguments[2], program: arguments[3]) }
 if arguments.count == 4, arguments[1] == "adopt", let fd = Int32(arguments[2]) { runAdopt(fd: fd, account: arguments[3]) }
 SecAccessGroupsSetCurrent(["multi.process.group"] as NSArray)

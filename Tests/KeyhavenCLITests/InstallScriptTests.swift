@@ -43,6 +43,15 @@ struct InstallScriptTests {
         #expect(activation.contains("Name=org.freedesktop.secrets"))
         #expect(activation.contains("Exec=\(prefix)/bin/keyhavend --secret-service"))
         #expect(activation.contains("SystemdService=keyhaven-secret-service.service"))
+        // No $ORIGIN in any installed program's RUNPATH (a library put beside it would load into it);
+        // the build's own programs carry it.
+        for program in ["keyhaven", "keyhaven-pki", "keyhaven-sync", "keyhavend", "git-credential-keyhaven"] {
+            let runpath = try CommandRunner.execute("/usr/bin/patchelf", ["--print-rpath", "\(prefix)/bin/\(program)"], environment: [:])
+            #expect(runpath.status == 0 && !runpath.output.contains("ORIGIN"), "\(program): \(runpath.output)")
+        }
+        let built = try CommandRunner.execute("/usr/bin/patchelf", ["--print-rpath", CommandRunner.products.appendingPathComponent("keyhavend").path],
+                                              environment: [:])
+        #expect(built.output.contains("$ORIGIN"), "the test sees what it would see unmended: \(built.output)")
         // The installed program runs.
         let version = try CommandRunner.execute(prefix + "/bin/keyhavend", ["--help"], environment: [:])
         #expect(version.status == 0 && version.output.contains("--secret-service"))

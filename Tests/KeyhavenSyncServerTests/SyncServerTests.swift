@@ -252,6 +252,71 @@ struct SyncServerTests {
         }
     }
 
+    @Test("A flood of large bodies, each holding back its last byte: refused at each route's limit or the in-flight budget, the memory stays flat, others are served")
+    func bodyFlood() async throws {
+        try await Self.withServer { server, _ in
+            let client = try SyncClient(server: server.url)
+            func rss() throws -> Int {
+                let status = try String(contentsOfFile: "/proc/\(server.pid)/status", encoding: .utf8)
+                let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+                return (Int(line.filter(\.isNumber)) ?? 0) << 10
+            }
+            #expect(await client.isHealthy())
+            let before = try rss()
+            // Twelve clients, each from its own loopback address, each sending a 60 MiB body in
+            // chunks (no length announced) and holding back its end: eight to the pairing relay
+            // (64 KiB at most), four as pushes (64 MiB at most, 128 MiB in flight in all).
+            let slot = String(repeating: "ab", count: 32)
+            let script = """
+                import socket, sys, threading, time
+                port = int(sys.argv[1]); results = {}
+                def flood(n, path):
+                    s = socket.socket(); s.bind(("127.0.0.%d" % (10 + n), 0)); s.connect(("127.0.0.1", port))
+                    s.sendall(("POST %s HTTP/1.1\\r\\nHost: x\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n" % path).encode())
+                    chunk = b"%x\\r\\n" % (1 << 20) + b"\\0" * (1 << 20) + b"\\r\\n"
+                    try:
+                        for _ in range(60): s.sendall(chunk)
+                        results[n] = "held"
+                        time.sleep(6)
+                    except OSError:
+                        results[n] = "cut"
+                    s.settimeout(5)
+                    try: results[n] += " " + s.recv(200).split(b"\\r\\n")[0].decode()
+                    except OSError as e: results[n] += " no answer"
+                threads = [threading.Thread(target=flood, args=(n, "/v1/pairing/\(slot)/0" if n < 8 else "/v1/accounts/%032x/entries" % n)) for n in range(12)]
+                for t in threads: t.start()
+                time.sleep(4); print("flooding", flush=True)
+                for t in threads: t.join()
+                for n in sorted(results): print(n, results[n])
+                """
+            let flood = Process()
+            flood.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            flood.arguments = ["-c", script, server.url.split(separator: ":").last.map(String.init) ?? ""]
+            let out = Pipe()
+            flood.standardOutput = out
+            try flood.run()
+            var printed = ""
+            while !printed.contains("flooding") {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                printed += String(decoding: chunk, as: UTF8.self)
+            }
+            // While the bodies are held: the server still answers, and holds at most its budget.
+            #expect(await client.isHealthy())
+            let during = try rss()
+            printed += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            flood.waitUntilExit()
+            #expect(during - before < 200 << 20, "RSS grew from \(before >> 20) MiB to \(during >> 20) MiB")
+            let lines = printed.split(separator: "\n").filter { $0.first?.isNumber == true }
+            #expect(lines.count == 12, "\(printed)")
+            // The relay refuses past 64 KiB; of the pushes, two fit the budget and the others are refused.
+            for line in lines where Int(line.split(separator: " ")[0])! < 8 { #expect(line.contains("413"), "\(line)") }
+            let pushes = lines.filter { Int($0.split(separator: " ")[0])! >= 8 }
+            #expect(pushes.filter { $0.contains("503") }.count >= 2, "\(pushes)")
+            #expect(await client.isHealthy())
+        }
+    }
+
     @Test("Two servers on one database serve the same accounts; one killed, the other goes on")
     func twoServers() async throws {
         try await Self.withServer { first, postgres in

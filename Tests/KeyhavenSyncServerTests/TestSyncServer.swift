@@ -15,6 +15,8 @@ final class TestSyncServer: Sendable {
     let port: Int
 
     var url: String { "http://127.0.0.1:\(port)" }
+    /// The server's process id (its memory is read from /proc).
+    var pid: Int32 { process.processIdentifier }
     var output: String { printed.text.withLock { $0 } }
 
     init(databaseURL: String, port requested: Int = 0, arguments: [String] = []) throws {

@@ -1,0 +1,279 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// Per-application access against the user's other programs (docs/threat-model.md, "Programs of
+/// the same user"): each way a program of the user read an item another program added, with no
+/// prompt, no ptrace and no password, played as that unprivileged user against its own agent.
+/// The item is the test helper's (trusted by its digest); the attacker is python3, a modified copy
+/// of the helper, or the helper run with code of the attacker's.
+///
+/// The tests need a user other than root: the files a user cannot modify are root's, and root
+/// can modify anything. They create one (useradd) and run as it (setpriv), so they run as root
+/// (as CI does) and skip otherwise.
+@Suite("Same-user attacks on per-application access", .freshKeychain(), .serialized,
+       .enabled(if: LocalUser.isAvailable, LocalUser.skipReason))
+struct SameUserAttackTests {
+    /// One user with an agent, the helper (in a folder only root writes) and a modified copy of it.
+    final class Victim: Sendable {
+        let session: UserKeychainSession
+        let helper: String
+        let copy: String
+        let environment: [String: String]
+
+        init() throws {
+            session = try UserKeychainSession(try LocalUser.make("keyhaven-sameuser"),
+                                              executables: ["keyhaven", "keyhavend", "keyhaven-test-helper"])
+            helper = session.binaries.path("keyhaven-test-helper")
+            copy = session.binaries.path("other-program")
+            try FileManager.default.copyItem(atPath: helper, toPath: copy)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
+            handle.seekToEndOfFile()
+            handle.write(Data([0]))  // another file, another digest, the same code
+            try handle.close()
+            chmod(copy, 0o755)
+            var environment = session.environment
+            environment["KEYHAVEN_AGENT"] = "on"
+            self.environment = environment
+            let started = try session.keyhaven("agent", "start")
+            #expect(started.status == 0, "\(started)")
+        }
+
+        func finish() { session.remove() }
+
+        /// Runs `program ARGUMENTS` as the user, with the agent on and `extra` in its environment.
+        func run(_ program: String, _ arguments: [String], extra: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
+            try session.user.run(program, arguments, environment: environment.merging(extra) { _, new in new })
+        }
+
+        /// `program item OPERATION ACCOUNT` (the helper's item mode): its status and data.
+        func item(_ program: String, _ operation: String, _ account: String, extra: [String: String] = [:],
+                  wrapper: [String] = []) throws -> (status: Int32, data: String?) {
+            let output = try wrapper.isEmpty ? run(program, ["item", operation, account], extra: extra).output
+                : run(wrapper[0], Array(wrapper.dropFirst()) + [program, "item", operation, account], extra: extra).output
+            return Self.parse(output)
+        }
+
+        static func parse(_ output: String) -> (status: Int32, data: String?) {
+            let lines = output.split(separator: "\n")
+            let status = lines.first { $0.hasPrefix("status ") }.flatMap { Int32($0.dropFirst(7)) } ?? 9999
+            return (status, lines.first { $0.hasPrefix("data ") }.map { String($0.dropFirst(5)) })
+        }
+
+        /// A folder of the user's own, where the user writes what it likes (its path as the kernel
+        /// names it).
+        func userFolder(_ name: String) throws -> String {
+            let folder = (session.home + "/" + name).replacingOccurrences(of: "//", with: "/")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            chown(folder, session.user.uid, session.user.gid)
+            chmod(folder, 0o755)
+            return folder
+        }
+
+        /// Compiles `source` (C) into a shared library at `path`, owned by the user.
+        func compileLibrary(_ source: String, to path: String) throws {
+            let file = path + ".c"
+            try source.write(toFile: file, atomically: true, encoding: .utf8)
+            let status = try Shell.run("/usr/bin/cc", ["-shared", "-fPIC", "-o", path, file])
+            try #require(status == 0, "cc builds the library")
+            chown(path, session.user.uid, session.user.gid)
+        }
+    }
+
+    @Test("Connect, fork, run a trusted program in its place: the child's request on the inherited socket is refused")
+    func connectForkExec() throws {
+        let v = try Victim()
+        defer { v.finish() }
+        #expect(try v.item(v.helper, "add", "v1").status == 0)
+        #expect(try v.item(v.helper, "read-noui", "v1") == (0, "v1"))
+        // python3 connects and sends nothing, forks; the parent runs the trusted helper (left
+        // waiting), the child waits for that and then sends the helper's read on the socket
+        // (through the copy's adopt mode). `inherit`: the socket is kept across the parent's execve.
+        func attack(inherit: Bool) throws -> (status: Int32, data: String?) {
+            let script = """
+                import os, socket, time
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(os.environ["XDG_RUNTIME_DIR"] + "/keyhaven/agent.sock")
+                s.set_inheritable(\(inherit ? "True" : "False"))
+                r, w = os.pipe()
+                if os.fork() == 0:
+                    os.close(w)
+                    os.read(r, 1)          # end of file: the parent runs the helper now (the pipe is close-on-exec)
+                    time.sleep(0.3)
+                    os.set_inheritable(s.fileno(), True)
+                    os.execv("\(v.copy)", ["\(v.copy)", "adopt", str(s.fileno()), "v1"])
+                os.close(r)
+                os.execv("\(v.helper)", ["\(v.helper)", "wait", "3"])
+                """
+            return Victim.parse(try v.run("/usr/bin/python3", ["-c", script]).output)
+        }
+        let closed = try attack(inherit: false)
+        #expect(closed.status != 0 && closed.data == nil, "\(closed)")
+        let kept = try attack(inherit: true)
+        #expect(kept.status != 0 && kept.data == nil, "\(kept)")
+        // The helper on a connection of its own still reads its item.
+        #expect(try v.item(v.helper, "read-noui", "v1") == (0, "v1"))
+    }
+
+    @Test("A preloaded library that scrubs LD_PRELOAD from the environment is still seen: its mapping")
+    func preloadThenScrub() throws {
+        let v = try Victim()
+        defer { v.finish() }
+        #expect(try v.item(v.helper, "add", "v2").status == 0)
+        let library = try v.userFolder("lib") + "/scrub.so"
+        try v.compileLibrary("""
+            #include <string.h>
+            extern char **environ;
+            /* Runs before the program: LD_PRELOAD=... becomes XXXXX... in the environment block,
+               which is what /proc/PID/environ shows. */
+            __attribute__((constructor)) static void scrub(void) {
+                for (char **entry = environ; *entry; entry++)
+                    if (strncmp(*entry, "LD_PRELOAD=", 11) == 0) memset(*entry, 'X', strlen(*entry));
+            }
+            """, to: library)
+        // (Set by env(1) for the program it runs: setpriv, preloaded, would scrub it before that.)
+        let preload = ["/usr/bin/env", "LD_PRELOAD=" + library]
+        // What the environment shows: nothing preloaded, while the library is loaded.
+        let shown = try v.run(preload[0], [preload[1], "/bin/cat", "/proc/self/environ", "/proc/self/maps"])
+        #expect(!shown.output.contains("LD_PRELOAD=") && shown.output.contains("XXXXXXXXXXX")
+                && shown.output.contains("/lib/scrub.so"), "the scrub hides LD_PRELOAD: \(shown)")
+        let attacked = try v.item(v.helper, "read-noui", "v2", wrapper: preload)
+        #expect(attacked.status == -25308 && attacked.data == nil, "\(attacked)")
+        #expect(try v.item(v.helper, "read-noui", "v2") == (0, "v2"))
+    }
+
+    @Test("A library planted beside a trusted program in a folder the user writes is mapped, and refused; access warns of the folder")
+    func plantedLibrary() throws {
+        let v = try Victim()
+        defer { v.finish() }
+        // The helper installed where the user writes (scripts/install's default, ~/.local/bin).
+        let bin = try v.userFolder(".local/bin")
+        let installed = bin + "/keyhaven-test-helper"
+        try FileManager.default.copyItem(atPath: v.helper, toPath: installed)
+        chown(installed, v.session.user.uid, v.session.user.gid)
+        #expect(try v.item(installed, "add", "v3").status == 0)
+        #expect(try v.item(installed, "read-noui", "v3") == (0, "v3"))
+        let listed = try v.run(v.session.binaries.path("keyhaven"), ["access", "list", "-s", "access", "-a", "v3"])
+        #expect(listed.error.contains("warning: \(installed) is in \(bin), which you can write"), "\(listed)")
+        // The build's RUNPATH ends in $ORIGIN, so the loader takes libm from beside the program;
+        // the file is the system's libm, copied: the program runs as before, its digest unchanged.
+        try FileManager.default.copyItem(atPath: "/lib/x86_64-linux-gnu/libm.so.6", toPath: bin + "/libm.so.6")
+        chown(bin + "/libm.so.6", v.session.user.uid, v.session.user.gid)
+        let maps = try v.run("/bin/sh", ["-c", "\(installed) wait 1 & sleep 0.5; grep -c '\(bin)/libm.so.6' /proc/$!/maps"])
+        #expect((Int(maps.output.filter(\.isNumber)) ?? 0) > 0, "the planted library is loaded: \(maps)")
+        let attacked = try v.item(installed, "read-noui", "v3")
+        #expect(attacked.status == -25308 && attacked.data == nil, "\(attacked)")
+        try FileManager.default.removeItem(atPath: bin + "/libm.so.6")
+        #expect(try v.item(installed, "read-noui", "v3") == (0, "v3"))
+        // A grant of such a program warns too.
+        let granted = try v.run(v.session.binaries.path("keyhaven"), ["access", "grant", "-T", installed, "-s", "access", "-a", "v3"])
+        #expect(granted.error.contains("which you can write"), "\(granted)")
+    }
+
+    @Test("A file mounted over the keyhaven command's path in a namespace of its own is not the keyhaven command")
+    func pathFromAnotherMountNamespace() throws {
+        let v = try Victim()
+        defer { v.finish() }
+        let unshare = "/usr/bin/unshare"
+        try #require(try v.run(unshare, ["-Urm", "/bin/true"]).status == 0, "unprivileged user namespaces are enabled")
+        #expect(try v.item(v.helper, "add", "v4").status == 0)
+        let keyhaven = v.session.binaries.path("keyhaven")
+        // The keyhaven command (the administrator) finds every group's items.
+        let honest = try v.run(keyhaven, ["dump-keychain"])
+        #expect(honest.output.contains("\"v4\""), "\(honest)")
+        // A modified copy of the command, mounted over its path: /proc/PID/exe names that path.
+        let fake = try v.userFolder("fake") + "/keyhaven"
+        try FileManager.default.copyItem(atPath: keyhaven, toPath: fake)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: fake))
+        handle.seekToEndOfFile()
+        handle.write(Data([0]))
+        try handle.close()
+        chown(fake, v.session.user.uid, v.session.user.gid)
+        let attacked = try v.run(unshare, ["-Urm", "/bin/sh", "-c", "mount --bind '\(fake)' '\(keyhaven)' && exec '\(keyhaven)' dump-keychain"])
+        // It is a program like any other: not granted the administrator's groups, so it finds nothing.
+        #expect(!attacked.output.contains("\"v4\"") && attacked.error.contains("not granted the access groups"), "\(attacked)")
+        // A program in a namespace of its own keeps its items by its digest, whatever path it is at.
+        let unchanged = try v.run(unshare, ["-Urm", "/bin/sh", "-c", "exec '\(v.helper)' item add v5; "])
+        #expect(Victim.parse(unchanged.output).status == 0, "\(unchanged)")
+        let again = try v.run(unshare, ["-Urm", "/bin/sh", "-c", "exec '\(v.helper)' item read-noui v5"])
+        #expect(Victim.parse(again.output) == (0, "v5"), "\(again)")
+        #expect(try v.item(v.helper, "read-noui", "v5").status == -25300, "another group: the same file outside is another identity")
+    }
+
+    @Test("What the kernel lets a program of the user do to another remains: its memory read (and written) by the program that started it, or by any when Yama is absent; the docs and keyhaven access say so")
+    func ptraceRemains() throws {
+        let v = try Victim()
+        defer { v.finish() }
+        let canary = "held-secret-" + UUID().uuidString
+        #expect(try v.item(v.helper, "add", "v6", extra: ["KEYHAVEN_TEST_DATA": canary]).status == 0)
+        let scope = AccessLimitsProbe.ptraceScope
+        let limits = try v.run(v.session.binaries.path("keyhaven"), ["access"])
+        #expect(limits.status == 0)
+        if scope ?? 0 < 2 {
+            #expect(limits.output.contains("write code into"), "\(limits.output)")
+            #expect(limits.output.contains("kernel.yama.ptrace_scope to 2 or 3"))
+        } else {
+            #expect(limits.output.contains("no program of yours can write code into another"))
+        }
+        let docs = try String(contentsOfFile: InstallScriptTests.source + "/docs/threat-model.md", encoding: .utf8)
+        #expect(docs.contains("process_vm_writev") && docs.contains("ptrace_scope"))
+        // python3 starts the trusted helper, which reads its item and keeps the data, printing
+        // none of it; python3 then reads the helper's memory (/proc/PID/mem: the access ptrace
+        // gives, to write as well as to read). `sibling`: a process the helper does not descend from reads it.
+        func steal(sibling: Bool) throws -> String {
+            let script = """
+                import os, re, subprocess, sys
+                helper = subprocess.Popen(["\(v.helper)", "item", "hold", "v6"], stdout=subprocess.PIPE)
+                print(helper.stdout.readline().decode().strip())
+                sys.stdout.flush()
+                def search(pid):
+                    found = False
+                    with open("/proc/%d/maps" % pid) as maps, open("/proc/%d/mem" % pid, "rb", 0) as mem:
+                        for line in maps:
+                            start, end = (int(x, 16) for x in line.split()[0].split("-"))
+                            if line.split()[1][0] != "r" or end - start > 1 << 28: continue
+                            try:
+                                mem.seek(start); found = found or b"\(canary)" in mem.read(end - start)
+                            except OSError: pass
+                    return found
+                try:
+                    if \(sibling ? "True" : "False"):
+                        pid = os.fork()
+                        if pid == 0:
+                            os.setsid()
+                            if os.fork() == 0:
+                                try: print("found" if search(helper.pid) else "not found")
+                                except OSError as e: print("refused", e.errno)
+                                sys.stdout.flush(); os._exit(0)
+                            os._exit(0)
+                        os.waitpid(pid, 0); import time; time.sleep(1)
+                    else:
+                        print("found" if search(helper.pid) else "not found")
+                except OSError as e:
+                    print("refused", e.errno)
+                helper.kill()
+                """
+            return try v.run("/usr/bin/python3", ["-c", script], extra: ["KEYHAVEN_TEST_HOLD": "4"]).output
+        }
+        let byParent = try steal(sibling: false)
+        #expect(byParent.hasPrefix("status 0\n"), "the helper read its item: \(byParent)")
+        if scope ?? 0 < 2 {
+            #expect(byParent.contains("found") && !byParent.contains("not found"), "\(byParent)")
+        } else {
+            #expect(byParent.contains("refused"), "\(byParent)")
+        }
+        let byOther = try steal(sibling: true)
+        if scope == nil || scope == 0 {
+            #expect(byOther.contains("found") && !byOther.contains("not found"), "\(byOther)")
+        } else {
+            #expect(byOther.contains("refused"), "\(byOther)")
+        }
+    }
+}
+
+/// `kernel.yama.ptrace_scope` as the tests read it (nil: no Yama).
+enum AccessLimitsProbe {
+    static var ptraceScope: Int? {
+        (try? String(contentsOfFile: "/proc/sys/kernel/yama/ptrace_scope", encoding: .utf8)).flatMap { Int($0.filter(\.isNumber)) }
+    }
+}
