@@ -13,6 +13,12 @@
  *
  * Argument: keyhaven=PATH (default /usr/local/bin/keyhaven). The passwords reach the command on a
  * pipe (never its command line or environment); the module's copy is wiped once used.
+ *
+ * The command's environment comes from PAM's environment (pam_getenv: what pam_env or
+ * pam_systemd set), never from this process's: under su, that is the invoking user's, who would
+ * otherwise choose the keychain that receives the target user's password. The keychain home must
+ * be the target user's (the home, or the nearest folder above it that exists, owned by them), and
+ * the command inherits no descriptor but its standard three.
  * Build and install: contrib/pam/README.md.
  */
 #define _GNU_SOURCE
@@ -24,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <syslog.h>
@@ -54,13 +62,51 @@ static const char *keyhaven_path(int argc, const char **argv) {
     return "/usr/local/bin/keyhaven";
 }
 
-/* NAME=value for the child's environment, from PAM's environment else this process's; NULL if unset. */
+/* NAME=value for the child's environment, from PAM's environment only; NULL if unset there. */
 static char *passed_variable(pam_handle_t *pamh, const char *name) {
     const char *value = pam_getenv(pamh, name);
-    if (value == NULL) value = getenv(name);
     if (value == NULL) return NULL;
     char *entry = NULL;
     return asprintf(&entry, "%s=%s", name, value) < 0 ? NULL : entry;
+}
+
+/* Whether the keychain home the command will use (KEYHAVEN_HOME, else XDG_DATA_HOME/keyhaven,
+   else ~/.local/share/keyhaven, as the command finds it) is the user's: an absolute path whose
+   nearest existing folder (itself, once made) is a folder, not a link, owned by the user. */
+static int home_is_users(pam_handle_t *pamh, const struct passwd *pw) {
+    const char *explicit_home = pam_getenv(pamh, "KEYHAVEN_HOME");
+    const char *data = pam_getenv(pamh, "XDG_DATA_HOME");
+    char *home = NULL;
+    int made;
+    if (explicit_home != NULL && explicit_home[0] != '\0') made = asprintf(&home, "%s", explicit_home);
+    else if (data != NULL && data[0] != '\0') made = asprintf(&home, "%s/keyhaven", data);
+    else made = asprintf(&home, "%s/.local/share/keyhaven", pw->pw_dir);
+    if (made < 0 || home == NULL) return 0;
+    int users = 0;
+    if (home[0] == '/') {
+        struct stat info;
+        for (;;) {
+            if (lstat(home, &info) == 0) {
+                users = S_ISDIR(info.st_mode) && info.st_uid == pw->pw_uid;
+                break;
+            }
+            char *slash = strrchr(home, '/');
+            if (errno != ENOENT || slash == NULL || slash == home) break;
+            *slash = '\0';
+        }
+    }
+    if (!users) pam_syslog(pamh, LOG_WARNING, "the keychain home %s is not %s's own: not used", home, pw->pw_name);
+    free(home);
+    return users;
+}
+
+/* Closes every descriptor from 3 on (close_range, Linux 5.9; else one by one). */
+static void close_inherited(void) {
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+#endif
+    long last = sysconf(_SC_OPEN_MAX);
+    for (int fd = 3; fd < (last > 0 && last < 65536 ? last : 65536); fd++) close(fd);
 }
 
 static int write_all(int fd, const char *bytes, size_t count) {
@@ -81,7 +127,7 @@ static int run_as_user(pam_handle_t *pamh, int argc, const char **argv, const ch
     const char *user = NULL;
     if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || user == NULL) return -1;
     struct passwd *pw = pam_modutil_getpwnam(pamh, user);
-    if (pw == NULL) return -1;
+    if (pw == NULL || !home_is_users(pamh, pw)) return -1;
     const char *keyhaven = keyhaven_path(argc, argv);
 
     char *env[10] = {0};
@@ -106,6 +152,7 @@ static int run_as_user(pam_handle_t *pamh, int argc, const char **argv, const ch
     if (pid == 0) {
         int null = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (dup2(input[0], 0) < 0 || null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0) _exit(127);
+        close_inherited();
         if (getuid() != pw->pw_uid || geteuid() != pw->pw_uid) {
             if (initgroups(pw->pw_name, pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) _exit(127);
         }
