@@ -63,7 +63,8 @@ let linuxTargets: [Target] = [
         pkgConfig: "libcrypto",
         providers: [.apt(["libssl-dev"])]
     ),
-    // Process hardening for the agent: not dumpable, no core file, freed memory overwritten.
+    // Process hardening for the agent (not dumpable, no core file, freed memory overwritten) and
+    // the kernel's answers about other processes (a socket's peer, a file system's type).
     .target(name: "CHardening"),
     // The engine's plain types: errors, the item model, the keychain home, the wire format.
     // No crypto, no SQLite: the command and the agent client link only this.
@@ -76,6 +77,7 @@ let linuxTargets: [Target] = [
         name: "KeychainStore",
         dependencies: [
             "KeychainModel",
+            "CHardening",
             "CSQLite",
             "CSQLiteFaults",
             .product(name: "Crypto", package: "swift-crypto"),

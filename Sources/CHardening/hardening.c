@@ -99,3 +99,11 @@ long long kh_unix_peer_inode(int connection) {
     close(diag);
     return peer;
 }
+
+#include <sys/vfs.h>
+
+int kh_is_fuse(const char *path) {
+    struct statfs info;
+    if (statfs(path, &info) != 0) return -1;
+    return info.f_type == 0x65735546 /* FUSE_SUPER_MAGIC */ ? 1 : 0;
+}

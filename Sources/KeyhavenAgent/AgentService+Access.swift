@@ -41,9 +41,10 @@ extension AgentService {
     func authorizedCaller(_ claimed: Caller, _ context: RequestContext) throws(StoreError) -> Caller {
         guard let identity = context.identity else { return claimed }
         var claimed = claimed
-        // A program whose path is not verified (in a mount namespace of its own) names its own group
-        // by its path, as it sees it; it is the group of its digest instead, never that path's.
-        let ownByPath = identity.isPathVerified ? nil : ApplicationIdentityReader.applicationGroup(path: identity.path)
+        // A program whose path is not verified (in a mount namespace of its own) or a sandboxed app
+        // names its own group by its path, as it sees it; it is its digest's group or its app's,
+        // never that path's.
+        let ownByPath = identity.groupAsSeen
         if claimed.accessGroups.contains(where: { $0 == Caller.applicationGroupMarker || $0 == ownByPath }) {
             var named = Caller(accessGroups: claimed.accessGroups.map {
                                    $0 == Caller.applicationGroupMarker || $0 == ownByPath ? identity.applicationGroup : $0

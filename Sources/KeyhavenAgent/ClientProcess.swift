@@ -120,6 +120,15 @@ package final class ClientProcess: Sendable {
         var identity = ApplicationIdentityReader.identity(executable: fd, path: path, environment: environment, traced: isTraced,
                                                           mappings: mappings, root: root)
         if ranAnotherProgram || suspect.load(ordering: .relaxed) { identity.isTampered = true }
+        // A Flatpak app, when its executable is that app's (``FlatpakSandbox``): known by its id.
+        if !root.isEmpty, fd >= 0, fstat(fd, &opened) == 0, let sandbox = FlatpakSandbox.of(pid: pid),
+           sandbox.runs(executablePath: path, file: MappedCode.FileID(opened)) {
+            identity.groupAsSeen = ApplicationIdentityReader.applicationGroup(path: path)
+            identity.path = sandbox.identityPath
+            identity.applicationGroup = sandbox.applicationGroup
+            identity.isProtected = true
+            identity.isPathVerified = true
+        }
         // Read after the descriptor was opened: alive now means the pid was this process all along;
         // the program it runs is the one pinned at accept, else it ran another since.
         guard fd >= 0, fstat(fd, &opened) == 0, MappedCode.FileID(opened) == pinned, isAlive else {

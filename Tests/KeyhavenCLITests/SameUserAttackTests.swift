@@ -200,6 +200,74 @@ struct SameUserAttackTests {
         #expect(try v.item(v.helper, "read-noui", "v5").status == -25300, "another group: the same file outside is another identity")
     }
 
+    @Test("A Flatpak app (a bubblewrap sandbox with /.flatpak-info, installed system-wide) is known by its app id; a sandbox of the user's making claiming that id is not that app")
+    func flatpakSandbox() throws {
+        let v = try Victim()
+        defer { v.finish() }
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap"), "scripts/bootstrap installs bubblewrap")
+        try #require(try v.run("/usr/bin/bwrap", ["--ro-bind", "/", "/", "--unshare-user", "/bin/true"]).status == 0,
+                     "unprivileged user namespaces are enabled")
+        // The app installed system-wide, as Flatpak lays it out: owned by root, in folders only root writes.
+        let install = "/opt/keyhaven-flatpak-" + UUID().uuidString.prefix(8)
+        let files = install + "/app/org.keyhaven.Test/x86_64/stable/active/files"
+        try FileManager.default.createDirectory(atPath: files + "/bin", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(atPath: install) }
+        try FileManager.default.copyItem(atPath: v.helper, toPath: files + "/bin/keyhaven-test-helper")
+        func info(_ id: String, _ appPath: String) throws -> String {
+            let path = install + "/\(UUID().uuidString).info"
+            try "[Application]\nname=\(id)\nruntime=runtime/org.keyhaven.Platform/x86_64/1\n\n[Instance]\napp-path=\(appPath)\n"
+                .write(toFile: path, atomically: true, encoding: .utf8)
+            chmod(path, 0o644)
+            return path
+        }
+        let genuine = try info("org.keyhaven.Test", files)
+        let home = v.session.home.replacingOccurrences(of: "//", with: "/")
+        let runtime = v.session.runtime.replacingOccurrences(of: "//", with: "/")
+        /// `ARGUMENTS` run in a sandbox with `app` at /app and `flatpakInfo` at /.flatpak-info.
+        func sandboxed(app: String, flatpakInfo: String, _ arguments: [String], setenv: [String] = []) throws -> (status: Int32, output: String, error: String) {
+            try v.run("/usr/bin/bwrap", ["--ro-bind", "/usr", "/usr", "--ro-bind", "/opt", "/opt", "--ro-bind", "/etc", "/etc",
+                                         "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
+                                         "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", home, home, "--bind", runtime, runtime,
+                                         "--ro-bind", app, "/app", "--ro-bind", flatpakInfo, "/.flatpak-info",
+                                         "--unshare-user", "--die-with-parent"] + setenv + arguments)
+        }
+        let app = "/app/bin/keyhaven-test-helper"
+        #expect(Victim.parse(try sandboxed(app: files, flatpakInfo: genuine, [app, "item", "add", "f1"]).output).status == 0)
+        #expect(Victim.parse(try sandboxed(app: files, flatpakInfo: genuine, [app, "item", "read-noui", "f1"]).output) == (0, "f1"))
+        // Known by its id, not its file: an update (another file in another deployment of the app)
+        // uses the item without a prompt, and the item's access names the app.
+        let update = install + "/app/org.keyhaven.Test/x86_64/stable/update/files"
+        try FileManager.default.createDirectory(atPath: update + "/bin", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        try FileManager.default.copyItem(atPath: v.copy, toPath: update + "/bin/keyhaven-test-helper")
+        let updated = try info("org.keyhaven.Test", update)
+        #expect(Victim.parse(try sandboxed(app: update, flatpakInfo: updated, [app, "item", "read-noui", "f1"]).output) == (0, "f1"))
+        let listed = try v.run(v.session.binaries.path("keyhaven"), ["access", "list", "-s", "access", "-a", "f1"])
+        #expect(listed.output.contains("\"flatpak:org.keyhaven.Test\""), "\(listed)")
+        // Its items are the app's: the same file run outside its sandbox is another program.
+        #expect(try v.item(files + "/bin/keyhaven-test-helper", "read-noui", "f1").status == -25300)
+        #expect(try v.item(v.helper, "read-noui", "f1").status == -25300)
+        // The app cannot change /.flatpak-info (a read-only mount).
+        #expect(try sandboxed(app: files, flatpakInfo: genuine, ["/bin/sh", "-c", "echo '[Application]' > /.flatpak-info"]).status != 0)
+        // A sandbox of the user's making, claiming the app's id and its deployment, running another
+        // program at /app/bin: that program, known by its digest, does not find the app's item.
+        let fake = try v.userFolder("fake-app")
+        try FileManager.default.createDirectory(atPath: fake + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: v.copy, toPath: fake + "/bin/keyhaven-test-helper")
+        let forged = Victim.parse(try sandboxed(app: fake, flatpakInfo: genuine, [app, "item", "read-noui", "f1"]).output)
+        #expect(forged.status == -25300 && forged.data == nil, "\(forged)")
+        // Claiming another deployment of its own (the user's files) changes nothing.
+        let userInstall = try info("org.keyhaven.Test", fake)
+        #expect(Victim.parse(try sandboxed(app: fake, flatpakInfo: userInstall, [app, "item", "read-noui", "f1"]).output).status == -25300)
+        // The app's own program with a library of the user's preloaded: code that is not the app's.
+        let library = try v.userFolder("lib") + "/empty.so"
+        try v.compileLibrary("int keyhaven_test_empty(void) { return 0; }\n", to: library)
+        let preloaded = Victim.parse(try sandboxed(app: files, flatpakInfo: genuine, [app, "item", "read-noui", "f1"],
+                                                   setenv: ["--setenv", "LD_PRELOAD", library]).output)
+        #expect(preloaded.status == -25308 && preloaded.data == nil, "\(preloaded)")
+    }
+
     @Test("What the kernel lets a program of the user do to another remains: its memory read (and written) by the program that started it, or by any when Yama is absent; the docs and keyhaven access say so")
     func ptraceRemains() throws {
         let v = try Victim()

@@ -37,4 +37,8 @@ int kh_accept_cloexec(int listener);
 /// connection, so the agent can tell who holds it.
 long long kh_unix_peer_inode(int connection);
 
+/// Whether the file at `path` is on a FUSE file system (statfs: FUSE_SUPER_MAGIC): 1, 0, or -1
+/// when it cannot be asked. A FUSE server, which any user may run, says who owns its files.
+int kh_is_fuse(const char *path);
+
 #endif

@@ -101,6 +101,10 @@ package struct ApplicationIdentity: Sendable, Hashable {
     /// path count (for the application group, the administrator role, a protected program): in a
     /// namespace of its own, a process can mount any file at any path.
     package var isPathVerified: Bool
+    /// The group the program takes for its own from what it sees (its path's group, as the
+    /// library computes it in the process), when that is not ``applicationGroup``: a program in a
+    /// namespace of its own, a sandboxed app. The agent reads that name as this program's own group.
+    package var groupAsSeen: String?
 
     package init(path: String, digest: Data, isProtected: Bool, isTampered: Bool, applicationGroup: String,
                  isPathVerified: Bool = true) {

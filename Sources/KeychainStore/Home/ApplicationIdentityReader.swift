@@ -74,10 +74,12 @@ package enum ApplicationIdentityReader {
         } else {
             tampered = true
         }
-        return ApplicationIdentity(path: path, digest: digest, isProtected: verified && isProtected(fd, path: path),
-                                   isTampered: tampered,
-                                   applicationGroup: verified ? applicationGroup(path: path) : applicationGroup(path: path, digest: digest),
-                                   isPathVerified: verified)
+        var identity = ApplicationIdentity(path: path, digest: digest, isProtected: verified && isProtected(fd, path: path),
+                                           isTampered: tampered,
+                                           applicationGroup: verified ? applicationGroup(path: path) : applicationGroup(path: path, digest: digest),
+                                           isPathVerified: verified)
+        if !verified { identity.groupAsSeen = applicationGroup(path: path) }
+        return identity
     }
 
     /// Whether `path` names the file `file` describes (the same device and inode) in this view.
@@ -154,13 +156,12 @@ package enum ApplicationIdentityReader {
         return isProtectedFolder(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
     }
 
-    /// The folder and each above it owned by root and writable by nobody else, seen through
-    /// `root` (a process's own view, `/proc/PID/root`; "" for this process's).
-    static func isProtectedFolder(_ folder: String, root: String = "") -> Bool {
+    /// The folder and each above it owned by root and writable by nobody else.
+    static func isProtectedFolder(_ folder: String) -> Bool {
         var current = folder.isEmpty ? "/" : folder
         while true {
             var info = stat()
-            guard lstat(root + current, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
                   info.st_uid == 0, info.st_mode & 0o022 == 0 else { return false }
             if current == "/" { return true }
             let parent = current[..<(current.lastIndex(of: "/") ?? current.startIndex)]

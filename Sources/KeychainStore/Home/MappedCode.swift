@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CHardening
 
 /// The code in a process, read from what the kernel has mapped into it (`/proc/PID/maps`), not
 /// from what its environment says it loaded (docs/access.md, "Code in the process").
@@ -86,16 +87,18 @@ package enum MappedCode {
         }
     }
 
-    /// Owned by root, writable by nobody else, in folders that are too, still at the path the
-    /// process names it by. For a user other than root that is a file the user cannot modify;
-    /// root can modify anything (docs/threat-model.md), and for root it is an installed file.
+    /// A file whose contents the user cannot have written: owned by root and writable by nobody
+    /// else, still the file the process maps at that path, and not on a FUSE file system (whose
+    /// server, the user's own, says who owns what). The folders above it do not matter here, as
+    /// they do for a program known by its path: whatever is at the path, its bytes are root's.
+    /// For a user other than root that is code the user cannot modify; root can modify anything
+    /// (docs/threat-model.md), and for root it is an installed file.
     static func isSystemFile(_ mapping: Mapping, root: String) -> Bool {
         let path = mapping.path
         guard path.hasPrefix("/"), !path.hasSuffix(" (deleted)") else { return false }
         var info = stat()
         guard stat(root + path, &info) == 0, FileID(info) == mapping.file,
               info.st_uid == 0, info.st_mode & 0o022 == 0 else { return false }
-        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        return ApplicationIdentityReader.isProtectedFolder(folder.isEmpty ? "/" : folder, root: root)
+        return kh_is_fuse(root + path) == 0
     }
 }
