@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "hardening.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -106,4 +107,44 @@ int kh_is_fuse(const char *path) {
     struct statfs info;
     if (statfs(path, &info) != 0) return -1;
     return info.f_type == 0x65735546 /* FUSE_SUPER_MAGIC */ ? 1 : 0;
+}
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int kh_socket_holders(unsigned long long inode, int skip_pid, unsigned int uid, int *pids, int capacity) {
+    char target[64];
+    int target_length = snprintf(target, sizeof(target), "socket:[%llu]", inode);
+    DIR *proc = opendir("/proc");
+    if (proc == NULL) return -1;
+    int found = 0;
+    struct dirent *entry;
+    char link[64];
+    while ((entry = readdir(proc)) != NULL) {
+        char *end = NULL;
+        long pid = strtol(entry->d_name, &end, 10);
+        if (end == entry->d_name || *end != '\0' || pid == skip_pid) continue;
+        struct stat info;
+        if (fstatat(dirfd(proc), entry->d_name, &info, 0) != 0 || info.st_uid != uid) continue;
+        char path[64];
+        snprintf(path, sizeof(path), "%s/fd", entry->d_name);
+        int fds = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fds < 0) continue;
+        DIR *descriptors = fdopendir(fds);
+        if (descriptors == NULL) { close(fds); continue; }
+        struct dirent *descriptor;
+        while ((descriptor = readdir(descriptors)) != NULL) {
+            if (descriptor->d_name[0] < '0' || descriptor->d_name[0] > '9') continue;
+            ssize_t length = readlinkat(fds, descriptor->d_name, link, sizeof(link));
+            if (length == target_length && memcmp(link, target, (size_t)length) == 0) {
+                if (found < capacity) pids[found] = (int)pid;
+                found++;
+                break;
+            }
+        }
+        closedir(descriptors);
+    }
+    closedir(proc);
+    return found;
 }

@@ -22,9 +22,9 @@ import KeychainStore
 ///
 /// A descriptor in flight (sent with SCM_RIGHTS and not yet received) is held by no process at
 /// that moment; docs/threat-model.md says so.
-enum ConnectionHolders {
+package enum ConnectionHolders {
     /// Why the connection on `socket` (the agent's end) is suspect for `client`; nil when it is not.
-    static func suspicion(socket: Int32, client: ClientProcess) -> String? {
+    package static func suspicion(socket: Int32, client: ClientProcess) -> String? {
         let peer = kh_unix_peer_inode(socket)
         guard peer > 0 else { return "the kernel does not say which socket is the client's" }
         guard let executable = client.pinnedExecutable else { return "the client's executable could not be pinned" }
@@ -34,19 +34,11 @@ enum ConnectionHolders {
         for descriptor in own where !isCloseOnExec(pid: client.pid, descriptor: descriptor) {
             return "the connection is kept across execve (descriptor \(descriptor) is not close-on-exec)"
         }
-        var others: [Int32] = []
-        let user = getuid()
-        guard let folder = opendir("/proc") else { return "/proc cannot be read" }
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard let pid = Int32(name), pid != client.pid else { continue }
-            var info = stat()
-            guard stat("/proc/\(name)", &info) == 0, info.st_uid == user else { continue }
-            if holdsForeign(pid, target, executable) { others.append(pid) }
-        }
-        closedir(folder)
+        var pids = [Int32](repeating: 0, count: 16)
+        let count = kh_socket_holders(UInt64(peer), client.pid, getuid(), &pids, Int32(pids.count))
+        guard count >= 0 else { return "/proc cannot be read" }
+        var others = Array(pids.prefix(Int(count))).filter { holdsForeign($0, target, executable) }
+        if count > Int32(pids.count) { return "more than \(pids.count) processes hold the connection" }
         // A fork of the client that is running another program holds the descriptor until execve
         // closes it (the kernel names the new executable a moment before): asked again shortly.
         for _ in 0..<3 where !others.isEmpty {

@@ -39,8 +39,8 @@ enum AccessLimits {
                      + "tracer that writes code and detaches between two readings is not seen."]
         if (scope ?? 0) < 2 {
             lines.append("What you can do: set kernel.yama.ptrace_scope to 2 or 3 (sysctl -w kernel.yama.ptrace_scope=2, "
-                         + "as root; a file in /etc/sysctl.d keeps it), or run programs that hold secrets sandboxed "
-                         + "(Flatpak), where other programs cannot trace them.")
+                         + "as root; a file in /etc/sysctl.d keeps it), on a kernel with Yama. Sandboxed (Flatpak) apps "
+                         + "cannot trace other programs.")
         }
         return lines
     }

@@ -62,4 +62,43 @@ struct ClientProcessTests {
         #expect(ClientProcess.namesTracer(status: status("TracerPid:\t")), "an empty value is not 0")
         #expect(!ClientProcess(pid: getpid(), pidfd: -1).isTraced, "this test runs without a debugger")
     }
+
+    @Test("A connection is suspect unless the process that connected holds it, close-on-exec, and every other holder runs the same program")
+    func connectionHolders() throws {
+        // `agent` stands for the agent's end; `mine` for the client's, held by this process.
+        var ends: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
+        let (agent, mine) = (ends[0], ends[1])
+        defer { close(agent) }
+        let me = ClientProcess(pid: getpid(), pidfd: ClientProcess.openPidfd(getpid()))
+        #expect(ConnectionHolders.suspicion(socket: agent, client: me) == nil)
+        // Kept across execve: a program this process runs would hold it.
+        _ = fcntl(mine, F_SETFD, 0)
+        #expect(ConnectionHolders.suspicion(socket: agent, client: me)?.contains("close-on-exec") == true)
+        // Another program holds it too (a child that inherited it, then ran sleep).
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, mine, 7)
+        var pid: pid_t = 0
+        let arguments: [UnsafeMutablePointer<CChar>?] = ["/bin/sleep", "30"].map { (text: String) in strdup(text) } + [nil]
+        defer { arguments.forEach { free($0) } }
+        try #require(posix_spawn(&pid, "/bin/sleep", &actions, nil, arguments, environ) == 0)
+        defer {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        _ = fcntl(mine, F_SETFD, FD_CLOEXEC)
+        #expect(ConnectionHolders.suspicion(socket: agent, client: me)?.contains("another process (\(pid))") == true)
+        // The child as the client: it holds it, not close-on-exec.
+        let child = ClientProcess(pid: pid, pidfd: ClientProcess.openPidfd(pid))
+        #expect(ConnectionHolders.suspicion(socket: agent, client: child)?.contains("close-on-exec") == true)
+        // Once no process holds it any more, the connection is suspect whoever asks on it.
+        close(mine)
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        #expect(ConnectionHolders.suspicion(socket: agent, client: me) != nil)
+    }
 }

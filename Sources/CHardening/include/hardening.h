@@ -41,4 +41,9 @@ long long kh_unix_peer_inode(int connection);
 /// when it cannot be asked. A FUSE server, which any user may run, says who owns its files.
 int kh_is_fuse(const char *path);
 
+/// The processes of user `uid`, other than `skip_pid`, that hold a descriptor of the socket with
+/// inode `inode` (a scan of /proc/PID/fd, as lsof makes): how many, with the first `capacity`
+/// of their pids in `pids`; -1 when /proc cannot be read.
+int kh_socket_holders(unsigned long long inode, int skip_pid, unsigned int uid, int *pids, int capacity);
+
 #endif

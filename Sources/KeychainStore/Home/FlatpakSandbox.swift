@@ -21,6 +21,11 @@ package struct FlatpakSandbox: Sendable, Equatable {
     /// Where the app's files are on the host (`[Instance] app-path`), mounted at `/app` inside.
     package let appPath: String
 
+    package init(appID: String, appPath: String) {
+        self.appID = appID
+        self.appPath = appPath
+    }
+
     /// The identity's path for an app: never a file's path, so it matches no program outside.
     package var identityPath: String { "flatpak:" + appID }
     /// The app's access group: its id, marked so no program's group is ever the same.

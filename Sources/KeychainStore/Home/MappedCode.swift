@@ -41,40 +41,80 @@ package enum MappedCode {
         /// The path as the process sees it; it ends in " (deleted)" when the file was removed or
         /// replaced since it was mapped.
         package let path: String
+
+        package init(file: FileID, path: String) {
+            self.file = file
+            self.path = path
+        }
     }
 
     /// The executable mappings of files in a maps file (the pseudo-files `[vdso]` and the like
     /// excepted), each file once. A line that cannot be read is a mapping of no known file.
+    /// Scanned in place: only the executable lines' fields become numbers and text.
     package static func executableMappings(_ maps: [UInt8]) -> [Mapping] {
         var seen = Set<Mapping>()
         var mappings: [Mapping] = []
-        for line in maps.split(separator: UInt8(ascii: "\n")) {
-            // address perms offset dev inode path (the path is the rest, after padding)
-            var fields: [ArraySlice<UInt8>] = []
-            var rest = line[...]
-            while fields.count < 5 {
-                rest = rest.drop { $0 == UInt8(ascii: " ") }
-                let end = rest.firstIndex(of: UInt8(ascii: " ")) ?? rest.endIndex
-                fields.append(rest[rest.startIndex..<end])
-                rest = rest[end...]
+        let space = UInt8(ascii: " "), newline = UInt8(ascii: "\n")
+        maps.withUnsafeBufferPointer { bytes in
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count && bytes[end] != newline { end += 1 }
+                defer { start = end + 1 }
+                // address perms offset dev inode path: the fields' starts, found past each run of spaces.
+                var fields: [Int] = []
+                var index = start
+                while fields.count < 6 && index < end {
+                    while index < end && bytes[index] == space { index += 1 }
+                    if index < end { fields.append(index) }
+                    if fields.count == 6 { break }
+                    while index < end && bytes[index] != space { index += 1 }
+                }
+                guard fields.count >= 2, fields[1] + 2 < end, bytes[fields[1] + 2] == UInt8(ascii: "x") else { continue }
+                guard fields.count >= 5, let device = Self.device(bytes, from: fields[3], to: end),
+                      let inode = Self.number(bytes, from: fields[4], to: end, radix: 10) else {
+                    mappings.append(Mapping(file: FileID(major: 0, minor: 0, inode: 0), path: "(unreadable mapping)"))
+                    continue
+                }
+                // Anonymous executable memory (inode 0): the kernel's vdso, or code the process wrote
+                // itself, which only its own code (or a debugger) can do.
+                if inode == 0 { continue }
+                let path = fields.count == 6 ? String(decoding: UnsafeBufferPointer(rebasing: bytes[fields[5]..<end]), as: UTF8.self) : ""
+                let mapping = Mapping(file: FileID(major: device.major, minor: device.minor, inode: inode), path: path)
+                if seen.insert(mapping).inserted { mappings.append(mapping) }
             }
-            let permissions = Array(fields[1])
-            guard permissions.count >= 3, permissions[2] == UInt8(ascii: "x") else { continue }
-            let path = String(decoding: rest.drop { $0 == UInt8(ascii: " ") }, as: UTF8.self)
-            let device = fields[3].split(separator: UInt8(ascii: ":"))
-            guard device.count == 2, let major = UInt32(String(decoding: device[0], as: UTF8.self), radix: 16),
-                  let minor = UInt32(String(decoding: device[1], as: UTF8.self), radix: 16),
-                  let inode = UInt64(String(decoding: fields[4], as: UTF8.self)) else {
-                mappings.append(Mapping(file: FileID(major: 0, minor: 0, inode: 0), path: "(unreadable mapping)"))
-                continue
-            }
-            // Anonymous executable memory (inode 0): the kernel's vdso, or code the process wrote
-            // itself, which only its own code (or a debugger) can do.
-            if inode == 0 { continue }
-            let mapping = Mapping(file: FileID(major: major, minor: minor, inode: inode), path: path)
-            if seen.insert(mapping).inserted { mappings.append(mapping) }
         }
         return mappings
+    }
+
+    /// The number in `bytes` from `start` up to the next space or `end`.
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, radix: UInt64) -> UInt64? {
+        var value: UInt64 = 0
+        var index = start
+        while index < end && bytes[index] != UInt8(ascii: " ") {
+            let byte = bytes[index]
+            let digit: UInt64
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt64(byte - UInt8(ascii: "a") + 10)
+            default: return nil
+            }
+            let (times, overflow) = value.multipliedReportingOverflow(by: radix)
+            guard !overflow else { return nil }
+            value = times + digit
+            index += 1
+        }
+        return index > start ? value : nil
+    }
+
+    /// `MAJOR:MINOR` in hexadecimal.
+    private static func device(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> (major: UInt32, minor: UInt32)? {
+        var colon = start
+        while colon < end && bytes[colon] != UInt8(ascii: ":") && bytes[colon] != UInt8(ascii: " ") { colon += 1 }
+        guard colon < end, bytes[colon] == UInt8(ascii: ":"),
+              let major = number(bytes, from: start, to: colon, radix: 16), let minor = number(bytes, from: colon + 1, to: end, radix: 16),
+              major <= UInt64(UInt32.max), minor <= UInt64(UInt32.max) else { return nil }
+        return (UInt32(major), UInt32(minor))
     }
 
     /// Whether every mapping is the executable itself or a file the user cannot modify, seen
