@@ -16,13 +16,14 @@ import Synchronization
 /// The pid comes from the socket (SO_PEERCRED, or the bus's credentials for a D-Bus peer) and is
 /// pinned by a pidfd: the socket's own (SO_PEERPIDFD) where the kernel has it, else one opened on
 /// the pid at once. The executable is pinned when the connection is accepted (or the bus peer
-/// appears), through a descriptor of `/proc/PID/exe`, before the client can send anything: a
+/// appears), by the device and inode of `/proc/PID/exe`, before the client can send anything: a
 /// process that runs another program after that (execve keeps the connection) is tampered for the
 /// rest of the connection, whatever it runs, because requests on a connection kept across execve
 /// may be written by a child forked before it, which shares the connection. (macOS tells them
 /// apart by the audit token's pid version, which execve changes.) The digest is computed at the
-/// first request that needs it, from the pinned descriptor. A debugger attached since, or code
-/// mapped since that the program's file does not vouch for, makes it tampered too.
+/// first request that needs it, through a descriptor of the executable that must be the pinned
+/// file. A debugger attached since, or code mapped since that the program's file does not vouch
+/// for, makes it tampered too.
 package final class ClientProcess: Sendable {
     package let pid: Int32
     private let pidfd: Int32

@@ -16,6 +16,9 @@
 //                                                (ExecMode.swift)
 //   keyhaven-test-helper wait SECONDS            sleeps, touching no keychain: a trusted program
 //                                                that an attacker runs in its own place
+//   keyhaven-test-helper wait-cloexec SECONDS    the same, after marking every descriptor it
+//                                                inherited (past the standard three) close-on-exec,
+//                                                as some programs do at start
 //   keyhaven-test-helper script KEYCHAIN STEP... runs steps on one keychain file and prints each
 //                                                step's OSStatus, space-separated. Steps:
 //                                                unlock:PASSWORD, lock, read:ACCOUNT (data must
@@ -39,7 +42,10 @@ if arguments.count > 1, arguments[1] == "groups" {
     exit(0)
 }
 if arguments.count == 4, arguments[1] == "item" { runItemMode(operation: arguments[2], account: arguments[3]) }
-if arguments.count == 3, arguments[1] == "wait", let seconds = UInt32(arguments[2]) {
+if arguments.count == 3, arguments[1] == "wait" || arguments[1] == "wait-cloexec", let seconds = UInt32(arguments[2]) {
+    if arguments[1] == "wait-cloexec" {
+        for descriptor in Int32(3)..<1024 where fcntl(descriptor, F_GETFD) >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+    }
     sleep(seconds)
     exit(0)
 }
