@@ -61,6 +61,28 @@ struct SameUserAttackTests {
             return (status, lines.first { $0.hasPrefix("data ") }.map { String($0.dropFirst(5)) })
         }
 
+        /// The helper's application group (its path as the kernel names it), for a program that
+        /// asks as the helper would.
+        var helperGroup: [String: String] {
+            ["KEYHAVEN_ACCESS_GROUPS": ApplicationIdentityReader.applicationGroup(path: helper.replacingOccurrences(of: "//", with: "/"))]
+        }
+
+        /// Runs `script` (bash) as the user on a private session bus (`config`: the bus's
+        /// configuration file, else the default session bus's); what it printed. Spawned with no
+        /// signal blocked (``CommandRunner/execute(_:_:environment:input:)``): the bus must take
+        /// dbus-run-session's SIGTERM.
+        func onPrivateBus(_ script: String, config: String? = nil) throws -> CommandRunner.Result {
+            let file = session.home + "/bus-\(UUID().uuidString).sh"
+            try script.write(toFile: file, atomically: true, encoding: .utf8)
+            chown(file, session.user.uid, session.user.gid)
+            var environment = self.environment
+            environment["KEYHAVEN_AGENT"] = nil
+            let user = session.user
+            return try CommandRunner.execute("/usr/bin/setpriv", ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--",
+                                                                 "/usr/bin/dbus-run-session"] + (config.map { ["--config-file=" + $0] } ?? [])
+                                                 + ["--", "/bin/bash", file], environment: environment)
+        }
+
         /// A folder of the user's own, where the user writes what it likes (its path as the kernel
         /// names it).
         func userFolder(_ name: String) throws -> String {
@@ -107,9 +129,7 @@ struct SameUserAttackTests {
                 os.execv("\(v.helper)", ["\(v.helper)", "wait", "3"])
                 """
             // The child asks in the helper's group, as the helper itself would.
-            return Victim.parse(try v.run("/usr/bin/python3", ["-c", script],
-                                          extra: ["KEYHAVEN_ACCESS_GROUPS": ApplicationIdentityReader.applicationGroup(
-                                              path: v.helper.replacingOccurrences(of: "//", with: "/"))]).output)
+            return Victim.parse(try v.run("/usr/bin/python3", ["-c", script], extra: v.helperGroup).output)
         }
         // Refused: the program pinned at accept (python3) ran another since; or the trusted
         // program does not hold the connection, or holds it without close-on-exec.
@@ -129,8 +149,7 @@ struct SameUserAttackTests {
             try #require(FileManager.default.isExecutableFile(atPath: tool), "scripts/bootstrap installs dbus, libsecret-tools and python3-secretstorage")
         }
         _ = try v.session.keyhaven("agent", "stop")  // keyhavend --secret-service serves on the private bus instead
-        let script = v.session.home + "/bus.sh"
-        try """
+        let result = try v.onPrivateBus("""
             set -u
             '\(v.session.binaries.path("keyhavend"))' --secret-service > "$HOME/agent.log" 2>&1 &
             AGENT=$!
@@ -166,14 +185,7 @@ struct SameUserAttackTests {
             except Exception as e:
                 print("200000 attributes", str(e)[:200])
             PY
-            """.write(toFile: script, atomically: true, encoding: .utf8)
-        chown(script, v.session.user.uid, v.session.user.gid)
-        var environment = v.environment
-        environment["KEYHAVEN_AGENT"] = nil
-        // (CommandRunner.execute spawns with no signal blocked: the bus must take dbus-run-session's SIGTERM.)
-        let user = v.session.user
-        let result = try CommandRunner.execute("/usr/bin/setpriv", ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--",
-                                                                   "/usr/bin/dbus-run-session", "--", "/bin/bash", script], environment: environment)
+            """)
         let out = result.output
         #expect(out.contains("store=0") && out.contains("owner=bus-secret"), "\(out)\n\(result.error)")
         #expect(out.contains("refused") && !out.contains("stolen"), "\(out)")
@@ -436,9 +448,7 @@ struct SameUserAttackTests {
             finally:
                 os.kill(agent, signal.SIGCONT)
             """
-        let output = try v.run("/usr/bin/python3", ["-c", script],
-                               extra: ["KEYHAVEN_ACCESS_GROUPS": ApplicationIdentityReader.applicationGroup(
-                                   path: v.helper.replacingOccurrences(of: "//", with: "/"))]).output
+        let output = try v.run("/usr/bin/python3", ["-c", script], extra: v.helperGroup).output
         if let agent = output.split(separator: "\n").first(where: { $0.hasPrefix("agent ") }).flatMap({ Int32($0.dropFirst(6)) }) {
             kill(agent, SIGCONT)
         }
@@ -455,8 +465,18 @@ struct SameUserAttackTests {
             try #require(FileManager.default.isExecutableFile(atPath: tool), "scripts/bootstrap installs dbus, libsecret-tools and python3-secretstorage")
         }
         _ = try v.session.keyhaven("agent", "stop")
-        let script = v.session.home + "/bus-before.sh"
+        // A bus that starts no service when its name has no owner (gnome-keyring's activation file
+        // would otherwise take the name while the provider is down).
+        let config = v.session.home + "/bus.conf"
         try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig><type>session</type><listen>unix:tmpdir=/tmp</listen><auth>EXTERNAL</auth>
+            <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+            </busconfig>
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        chmod(config, 0o644)
+        let result = try v.onPrivateBus("""
             set -u
             provide() {
               '\(v.session.binaries.path("keyhavend"))' --secret-service > "$HOME/agent.log" 2>&1 &
@@ -489,25 +509,7 @@ struct SameUserAttackTests {
             provide
             touch "$HOME/go"; sleep 2
             kill $AGENT; wait $AGENT; wait
-            """.write(toFile: script, atomically: true, encoding: .utf8)
-        chown(script, v.session.user.uid, v.session.user.gid)
-        // A bus that starts no service when its name has no owner (gnome-keyring's activation file
-        // would otherwise take the name while the provider is down).
-        let config = v.session.home + "/bus.conf"
-        try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig><type>session</type><listen>unix:tmpdir=/tmp</listen><auth>EXTERNAL</auth>
-            <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-            </busconfig>
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-        chmod(config, 0o644)
-        var environment = v.environment
-        environment["KEYHAVEN_AGENT"] = nil
-        let user = v.session.user
-        let result = try CommandRunner.execute("/usr/bin/setpriv", ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--",
-                                                                   "/usr/bin/dbus-run-session", "--config-file=" + config, "--", "/bin/bash", script],
-                                               environment: environment)
+            """, config: config)
         #expect(result.output.contains("store=0"), "\(result.output)\n\(result.error)")
         #expect(result.output.contains("stolen early-secret"), "the limit docs/access.md names: \(result.output)")
         let docs = try String(contentsOfFile: InstallScriptTests.source + "/docs/access.md", encoding: .utf8)
