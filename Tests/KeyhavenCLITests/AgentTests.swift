@@ -339,7 +339,9 @@ struct AgentTests {
 
 /// A bare connection to the agent's socket (no checks, no framing).
 func rawConnect(_ path: String) throws -> Int32 {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    // Close-on-exec, as every client's must be: the agent trusts no program on a connection that
+    // is not (docs/access.md, "Which program is asking").
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
