@@ -113,14 +113,45 @@ int kh_is_fuse(const char *path) {
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The descriptors in `folder` (a process's fd folder, which this closes) that name `target`: how
+   many, with the first `capacity` in `fds` (none kept when `fds` is NULL). */
+static int descriptors_naming(int folder, const char *target, int target_length, int *fds, int capacity) {
+    DIR *descriptors = fdopendir(folder);
+    if (descriptors == NULL) { close(folder); return 0; }
+    int found = 0;
+    char link[64];
+    struct dirent *descriptor;
+    while ((descriptor = readdir(descriptors)) != NULL) {
+        if (descriptor->d_name[0] < '0' || descriptor->d_name[0] > '9') continue;
+        ssize_t length = readlinkat(folder, descriptor->d_name, link, sizeof(link));
+        if (length == target_length && memcmp(link, target, (size_t)length) == 0) {
+            if (fds != NULL && found < capacity) fds[found] = atoi(descriptor->d_name);
+            found++;
+        }
+    }
+    closedir(descriptors);
+    return found;
+}
+
+static int socket_target(char *target, size_t size, unsigned long long inode) {
+    return snprintf(target, size, "socket:[%llu]", inode);
+}
+
+int kh_descriptors_naming(int pid, unsigned long long inode, int *fds, int capacity) {
+    char target[64], path[64];
+    int target_length = socket_target(target, sizeof(target), inode);
+    snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+    int folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return folder < 0 ? -1 : descriptors_naming(folder, target, target_length, fds, capacity);
+}
+
 int kh_socket_holders(unsigned long long inode, int skip_pid, unsigned int uid, int *pids, int capacity) {
     char target[64];
-    int target_length = snprintf(target, sizeof(target), "socket:[%llu]", inode);
+    int target_length = socket_target(target, sizeof(target), inode);
     DIR *proc = opendir("/proc");
     if (proc == NULL) return -1;
     int found = 0;
     struct dirent *entry;
-    char link[64];
     while ((entry = readdir(proc)) != NULL) {
         char *end = NULL;
         long pid = strtol(entry->d_name, &end, 10);
@@ -129,21 +160,10 @@ int kh_socket_holders(unsigned long long inode, int skip_pid, unsigned int uid, 
         if (fstatat(dirfd(proc), entry->d_name, &info, 0) != 0 || info.st_uid != uid) continue;
         char path[64];
         snprintf(path, sizeof(path), "%s/fd", entry->d_name);
-        int fds = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fds < 0) continue;
-        DIR *descriptors = fdopendir(fds);
-        if (descriptors == NULL) { close(fds); continue; }
-        struct dirent *descriptor;
-        while ((descriptor = readdir(descriptors)) != NULL) {
-            if (descriptor->d_name[0] < '0' || descriptor->d_name[0] > '9') continue;
-            ssize_t length = readlinkat(fds, descriptor->d_name, link, sizeof(link));
-            if (length == target_length && memcmp(link, target, (size_t)length) == 0) {
-                if (found < capacity) pids[found] = (int)pid;
-                found++;
-                break;
-            }
-        }
-        closedir(descriptors);
+        int folder = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (folder < 0 || descriptors_naming(folder, target, target_length, NULL, 0) == 0) continue;
+        if (found < capacity) pids[found] = (int)pid;
+        found++;
     }
     closedir(proc);
     return found;

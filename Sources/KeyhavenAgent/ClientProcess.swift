@@ -63,8 +63,7 @@ package final class ClientProcess: Sendable {
         self.pid = pid
         self.pidfd = pidfd
         var info = stat()
-        let alive = pidfd < 0 ? kill(pid, 0) == 0 : kh_pidfd_alive(pidfd) == 0
-        pinned = stat("/proc/\(pid)/exe", &info) == 0 && alive ? MappedCode.FileID(info) : nil
+        pinned = stat("/proc/\(pid)/exe", &info) == 0 && Self.isAlive(pid, pidfd) ? MappedCode.FileID(info) : nil
     }
 
     deinit { if pidfd >= 0 { close(pidfd) } }
@@ -77,9 +76,10 @@ package final class ClientProcess: Sendable {
 
     /// Whether the process still runs: its pidfd is not readable (a zombie has exited); without a
     /// pidfd, kill(2) with signal 0.
-    package var isAlive: Bool {
-        guard pidfd >= 0 else { return kill(pid, 0) == 0 }
-        return kh_pidfd_alive(pidfd) == 0
+    package var isAlive: Bool { Self.isAlive(pid, pidfd) }
+
+    private static func isAlive(_ pid: Int32, _ pidfd: Int32) -> Bool {
+        pidfd >= 0 ? kh_pidfd_alive(pidfd) == 0 : kill(pid, 0) == 0
     }
 
     /// The executable pinned at accept, nil when none could be.
@@ -101,7 +101,7 @@ package final class ClientProcess: Sendable {
 
     /// The files mapped executable into the process; nil when unreadable.
     var mappings: [MappedCode.Mapping]? {
-        Self.readFile("/proc/\(pid)/maps", whole: true).map(MappedCode.executableMappings)
+        ProcessFile.read("/proc/\(pid)/maps", whole: true).map(MappedCode.executableMappings)
     }
 
     /// The identity of the program the process runs now; tampered when it is not the program
@@ -116,14 +116,14 @@ package final class ClientProcess: Sendable {
         defer { if fd >= 0 { close(fd) } }
         let path = ApplicationIdentityReader.link(exePath) ?? ""
         var opened = stat()
+        let file = fd >= 0 && fstat(fd, &opened) == 0 ? MappedCode.FileID(opened) : nil
         let root = sharesMountNamespace ? "" : "/proc/\(pid)/root"
         let mappings = self.mappings
         var identity = ApplicationIdentityReader.identity(executable: fd, path: path, environment: environment, traced: isTraced,
                                                           mappings: mappings, root: root)
         if ranAnotherProgram || suspect.load(ordering: .relaxed) { identity.isTampered = true }
         // A Flatpak app, when its executable is that app's (``FlatpakSandbox``): known by its id.
-        if !root.isEmpty, fd >= 0, fstat(fd, &opened) == 0, let sandbox = FlatpakSandbox.of(pid: pid),
-           sandbox.runs(executablePath: path, file: MappedCode.FileID(opened)) {
+        if !root.isEmpty, let file, let sandbox = FlatpakSandbox.of(pid: pid), sandbox.runs(executablePath: path, file: file) {
             identity.groupAsSeen = ApplicationIdentityReader.applicationGroup(path: path)
             identity.path = sandbox.identityPath
             identity.applicationGroup = sandbox.applicationGroup
@@ -132,12 +132,12 @@ package final class ClientProcess: Sendable {
         }
         // Read after the descriptor was opened: alive now means the pid was this process all along;
         // the program it runs is the one pinned at accept, else it ran another since.
-        guard fd >= 0, fstat(fd, &opened) == 0, MappedCode.FileID(opened) == pinned, isAlive else {
+        guard let file, file == pinned, isAlive else {
             identity.isTampered = true
             return identity
         }
         known.withLock {
-            $0 = Known(identity: identity, executable: MappedCode.FileID(opened), tracerReadAt: MonotonicClock.nanoseconds(),
+            $0 = Known(identity: identity, executable: file, tracerReadAt: MonotonicClock.nanoseconds(),
                        mappings: Set(mappings ?? []))
         }
         return identity
@@ -173,7 +173,7 @@ package final class ClientProcess: Sendable {
 
     /// The starting environment (`/proc/PID/environ`); nil if unreadable.
     package var environment: [String: String]? {
-        guard let bytes = Self.readFile("/proc/\(pid)/environ") else { return nil }
+        guard let bytes = ProcessFile.read("/proc/\(pid)/environ") else { return nil }
         var environment: [String: String] = [:]
         for entry in bytes.split(separator: 0) {
             guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
@@ -185,7 +185,7 @@ package final class ClientProcess: Sendable {
 
     /// Whether a debugger is attached (`TracerPid` in `/proc/PID/status`); unreadable: yes.
     package var isTraced: Bool {
-        guard let bytes = Self.readFile("/proc/\(pid)/status") else { return true }
+        guard let bytes = ProcessFile.read("/proc/\(pid)/status") else { return true }
         return Self.namesTracer(status: bytes)
     }
 
@@ -229,22 +229,4 @@ package final class ClientProcess: Sendable {
         }
     }
     package var allowed: Allowance { allowance.withLock { $0 } }
-
-    /// A /proc file's contents: its first MiB (`whole`: all of it, nil past 64 MiB, so that a
-    /// list of mappings is never judged by its start).
-    static func readFile(_ path: String, whole: Bool = false) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let count = Glibc.read(fd, &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return nil }
-            if count == 0 { return bytes }
-            bytes += buffer[0..<count]
-            if bytes.count > (whole ? 64 : 1) << 20 { return whole ? nil : bytes }
-        }
-    }
 }

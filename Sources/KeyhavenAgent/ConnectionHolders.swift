@@ -27,56 +27,44 @@ package enum ConnectionHolders {
     package static func suspicion(socket: Int32, client: ClientProcess) -> String? {
         let peer = kh_unix_peer_inode(socket)
         guard peer > 0 else { return "the kernel does not say which socket is the client's" }
+        let inode = UInt64(peer)
         guard let executable = client.pinnedExecutable else { return "the client's executable could not be pinned" }
-        let target = "socket:[\(peer)]"
-        let own = descriptors(of: client.pid, naming: target)
+        let own = descriptors(of: client.pid, naming: inode)
         guard !own.isEmpty else { return "the process that connected does not hold the connection" }
         for descriptor in own where !isCloseOnExec(pid: client.pid, descriptor: descriptor) {
             return "the connection is kept across execve (descriptor \(descriptor) is not close-on-exec)"
         }
         var pids = [Int32](repeating: 0, count: 16)
-        let count = kh_socket_holders(UInt64(peer), client.pid, getuid(), &pids, Int32(pids.count))
+        let count = kh_socket_holders(inode, client.pid, getuid(), &pids, Int32(pids.count))
         guard count >= 0 else { return "/proc cannot be read" }
-        var others = Array(pids.prefix(Int(count))).filter { holdsForeign($0, target, executable) }
-        if count > Int32(pids.count) { return "more than \(pids.count) processes hold the connection" }
-        // A fork of the client that is running another program holds the descriptor until execve
-        // closes it (the kernel names the new executable a moment before): asked again shortly.
+        guard count <= Int32(pids.count) else { return "more than \(pids.count) processes hold the connection" }
+        // Each holder, found holding it just now, runs the same executable or is a fork of the
+        // client running another program, which holds the descriptor until execve closes it (the
+        // kernel names the new executable a moment before): asked again shortly.
+        var others = pids.prefix(Int(count)).filter { !runs(executable, $0) }
         for _ in 0..<3 where !others.isEmpty {
             usleep(2_000)
-            others = others.filter { holdsForeign($0, target, executable) }
+            others = others.filter { !descriptors(of: $0, naming: inode).isEmpty && !runs(executable, $0) }
         }
         return others.first.map { "another process (\($0)), running another program, holds the connection" }
     }
 
-    /// Whether `pid` holds `target` and runs another executable than `executable`.
-    private static func holdsForeign(_ pid: Int32, _ target: String, _ executable: MappedCode.FileID) -> Bool {
-        guard !descriptors(of: pid, naming: target).isEmpty else { return false }
+    /// Whether `pid` runs `executable`.
+    private static func runs(_ executable: MappedCode.FileID, _ pid: Int32) -> Bool {
         var running = stat()
-        return stat("/proc/\(pid)/exe", &running) != 0 || MappedCode.FileID(running) != executable
+        return stat("/proc/\(pid)/exe", &running) == 0 && MappedCode.FileID(running) == executable
     }
 
-    /// The descriptors of `pid` that name `target` (`socket:[INODE]`).
-    static func descriptors(of pid: Int32, naming target: String) -> [Int32] {
-        guard let folder = opendir("/proc/\(pid)/fd") else { return [] }
-        defer { closedir(folder) }
-        var found: [Int32] = []
-        var buffer = [CChar](repeating: 0, count: 64)
-        let wanted = Array(target.utf8)
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard let descriptor = Int32(name) else { continue }
-            let count = readlink("/proc/\(pid)/fd/\(name)", &buffer, buffer.count)
-            guard count == wanted.count else { continue }
-            if buffer[0..<count].map({ UInt8(bitPattern: $0) }) == wanted { found.append(descriptor) }
-        }
-        return found
+    /// The descriptors of `pid` that are the socket with inode `inode`.
+    static func descriptors(of pid: Int32, naming inode: UInt64) -> [Int32] {
+        var fds = [Int32](repeating: 0, count: 64)
+        let count = kh_descriptors_naming(pid, inode, &fds, Int32(fds.count))
+        return Array(fds.prefix(Int(max(0, count))))
     }
 
     /// Whether descriptor `descriptor` of `pid` is close-on-exec (`flags:` in its fdinfo, octal).
     static func isCloseOnExec(pid: Int32, descriptor: Int32) -> Bool {
-        guard let bytes = ClientProcess.readFile("/proc/\(pid)/fdinfo/\(descriptor)") else { return false }
+        guard let bytes = ProcessFile.read("/proc/\(pid)/fdinfo/\(descriptor)") else { return false }
         for line in bytes.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("flags:".utf8)) {
             let value = String(decoding: line.dropFirst(6).filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }, as: UTF8.self)
             guard let flags = Int(value, radix: 8) else { return false }

@@ -6,7 +6,7 @@ import Musl
 import FoundationEssentials
 
 /// What per-application access cannot stop on this machine, said where the user decides whom to
-/// trust (docs/threat-model.md, "What per-application access does not stop").
+/// trust (docs/threat-model.md, "Programs of the same user").
 enum AccessLimits {
     /// `kernel.yama.ptrace_scope`: nil when the kernel has no Yama (any process may trace any
     /// other of the same user).

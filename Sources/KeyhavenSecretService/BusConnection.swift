@@ -99,11 +99,8 @@ package final class BusConnection: @unchecked Sendable {
     /// The process that connected as unique name `name`, from the bus (its credentials for it).
     func pid(of name: String) -> Int32? {
         var creds: OpaquePointer?
-        guard sd_bus_get_name_creds(bus, name, kh_bus_creds_pid(), &creds) >= 0, let creds else { return nil }
-        defer { sd_bus_creds_unref(creds) }
-        var pid: pid_t = 0
-        guard sd_bus_creds_get_pid(creds, &pid) >= 0, pid > 0 else { return nil }
-        return pid
+        guard sd_bus_get_name_creds(bus, name, kh_bus_creds_pid(), &creds) >= 0 else { return nil }
+        return Self.pid(taking: creds)
     }
 
     /// Runs `work` on the bus thread, soon (from any thread).
@@ -172,7 +169,13 @@ package final class BusConnection: @unchecked Sendable {
     /// The process id of a message's sender, as the bus knows it.
     func senderPID(_ message: OpaquePointer) -> Int32? {
         var creds: OpaquePointer?
-        guard sd_bus_query_sender_creds(message, kh_bus_creds_pid(), &creds) >= 0, let creds else { return nil }
+        guard sd_bus_query_sender_creds(message, kh_bus_creds_pid(), &creds) >= 0 else { return nil }
+        return Self.pid(taking: creds)
+    }
+
+    /// The process id in `creds`, which this releases.
+    private static func pid(taking creds: OpaquePointer?) -> Int32? {
+        guard let creds else { return nil }
         defer { sd_bus_creds_unref(creds) }
         var pid: pid_t = 0
         guard sd_bus_creds_get_pid(creds, &pid) >= 0, pid > 0 else { return nil }

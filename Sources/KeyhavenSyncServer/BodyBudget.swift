@@ -47,7 +47,4 @@ package final class BodyBudget: Sendable {
             state.held -= count
         }
     }
-
-    /// The bytes held now, in all.
-    package var held: Int { state.withLock { $0.held } }
 }

@@ -166,11 +166,14 @@ package struct SyncService: Sendable {
     /// server holds all it may).
     func body(_ request: Request, _ context: SyncRequestContext, limit: Int) async throws(SyncServerError) -> [UInt8] {
         let tooLarge = SyncServerError(.tooLarge, "the request body is over \(Self.size(limit))")
-        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit { throw tooLarge }
+        let declared = request.headers[.contentLength].flatMap { Int($0) }
+        if let declared, declared > limit { throw tooLarge }
         let address = context.remoteAddress?.ipAddress ?? "unknown"
         var held = 0
         defer { bodies.give(held, for: address) }
         var collected: [UInt8] = []
+        // Room for what the length announces (within the limit), as the bytes come: no doubling.
+        if let declared { collected.reserveCapacity(max(0, declared)) }
         do {
             for try await chunk in request.body {
                 guard collected.count + chunk.readableBytes <= limit else { throw tooLarge }

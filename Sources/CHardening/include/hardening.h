@@ -41,6 +41,10 @@ long long kh_unix_peer_inode(int connection);
 /// when it cannot be asked. A FUSE server, which any user may run, says who owns its files.
 int kh_is_fuse(const char *path);
 
+/// The descriptors of process `pid` that are the socket with inode `inode`: how many, with the
+/// first `capacity` of them in `fds`; -1 when its descriptors cannot be read.
+int kh_descriptors_naming(int pid, unsigned long long inode, int *fds, int capacity);
+
 /// The processes of user `uid`, other than `skip_pid`, that hold a descriptor of the socket with
 /// inode `inode` (a scan of /proc/PID/fd, as lsof makes): how many, with the first `capacity`
 /// of their pids in `pids`; -1 when /proc cannot be read.

@@ -40,14 +40,13 @@ package enum ApplicationIdentityReader {
     /// the path, so programs of the same name in different places never share one.
     package static func applicationGroup(path: String) -> String {
         guard !path.isEmpty else { return "keyhaven.default" }
-        let name = path.split(separator: "/").last.map(String.init) ?? "program"
-        let digest = Data(SHA256.hash(data: Data(path.utf8)).prefix(8))
-        return "\(name).\(digest.hexString)"
+        return applicationGroup(path: path, digest: Data(SHA256.hash(data: Data(path.utf8))))
     }
 
-    /// The application group of a program whose path is not verified (a process in another mount
-    /// namespace): its file name and 64 bits of its executable's digest, so a file mounted over a
-    /// trusted path in a namespace of its own never takes that path's group.
+    /// The application group of the program at `path` named by `digest` (64 bits of it): of its
+    /// path (above), or of its executable's contents when its path is not verified (a process in
+    /// another mount namespace), so a file mounted over a trusted path in a namespace of its own
+    /// never takes that path's group.
     package static func applicationGroup(path: String, digest: Data) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? "program"
         return "\(name).\(Data(digest.prefix(8)).hexString)"
@@ -74,7 +73,7 @@ package enum ApplicationIdentityReader {
         } else {
             tampered = true
         }
-        var identity = ApplicationIdentity(path: path, digest: digest, isProtected: verified && isProtected(fd, path: path),
+        var identity = ApplicationIdentity(path: path, digest: digest, isProtected: verified && isProtected(file, path: path),
                                            isTampered: tampered,
                                            applicationGroup: verified ? applicationGroup(path: path) : applicationGroup(path: path, digest: digest),
                                            isPathVerified: verified)
@@ -144,25 +143,23 @@ package enum ApplicationIdentityReader {
         return digest
     }
 
-    /// Whether the user cannot modify the program: the user is not root, the file is owned by root
-    /// and writable by nobody else, the path still names this very file, and every folder above
-    /// it is owned by root and writable by nobody else (so it cannot be renamed or replaced).
-    static func isProtected(_ fd: Int32, path: String) -> Bool {
-        guard getuid() != 0, path.hasPrefix("/"), !path.hasSuffix(" (deleted)") else { return false }
-        var file = stat(), named = stat()
-        guard fstat(fd, &file) == 0, stat(path, &named) == 0,
-              file.st_dev == named.st_dev, file.st_ino == named.st_ino,
-              file.st_uid == 0, file.st_mode & 0o022 == 0 else { return false }
+    /// Whether the user cannot modify the program `file` at `path` (a path ``names(_:_:)``
+    /// verified): the user is not root, the file is root's alone, and so is every folder above it
+    /// (so it cannot be renamed or replaced).
+    static func isProtected(_ file: stat, path: String) -> Bool {
+        guard getuid() != 0, isRootsAlone(file) else { return false }
         return isProtectedFolder(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
     }
+
+    /// Owned by root and writable by nobody else.
+    static func isRootsAlone(_ info: stat) -> Bool { info.st_uid == 0 && info.st_mode & 0o022 == 0 }
 
     /// The folder and each above it owned by root and writable by nobody else.
     static func isProtectedFolder(_ folder: String) -> Bool {
         var current = folder.isEmpty ? "/" : folder
         while true {
             var info = stat()
-            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
-                  info.st_uid == 0, info.st_mode & 0o022 == 0 else { return false }
+            guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, isRootsAlone(info) else { return false }
             if current == "/" { return true }
             let parent = current[..<(current.lastIndex(of: "/") ?? current.startIndex)]
             current = parent.isEmpty ? "/" : String(parent)

@@ -32,22 +32,9 @@ package struct FlatpakSandbox: Sendable, Equatable {
     package var applicationGroup: String { "flatpak:" + appID }
 
     /// The sandbox of process `pid`, if it has a `.flatpak-info` at its root; nil otherwise.
+    /// (The file itself, not a link to one: `/proc/PID/root` leads to the process's root.)
     package static func of(pid: Int32) -> FlatpakSandbox? {
-        let root = open("/proc/\(pid)/root", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard root >= 0 else { return nil }
-        defer { close(root) }
-        let fd = openat(root, ".flatpak-info", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count <= 1 << 16 {
-            let count = read(fd, &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += buffer[0..<count]
-        }
-        return parse(String(decoding: bytes, as: UTF8.self))
+        ProcessFile.read("/proc/\(pid)/root/.flatpak-info", flags: O_NOFOLLOW).flatMap { parse(String(decoding: $0, as: UTF8.self)) }
     }
 
     /// The app id and app path of a `.flatpak-info` (a key file); nil when either is missing.
@@ -87,7 +74,7 @@ package struct FlatpakSandbox: Sendable, Equatable {
               appPath.contains("/app/\(appID)/") else { return false }
         var info = stat()
         guard stat(appPath + executablePath.dropFirst(4), &info) == 0, MappedCode.FileID(info) == file,
-              info.st_uid == 0, info.st_mode & 0o022 == 0 else { return false }
+              ApplicationIdentityReader.isRootsAlone(info) else { return false }
         return ApplicationIdentityReader.isProtectedFolder(appPath)
     }
 }

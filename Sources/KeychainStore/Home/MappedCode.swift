@@ -138,7 +138,7 @@ package enum MappedCode {
         guard path.hasPrefix("/"), !path.hasSuffix(" (deleted)") else { return false }
         var info = stat()
         guard stat(root + path, &info) == 0, FileID(info) == mapping.file,
-              info.st_uid == 0, info.st_mode & 0o022 == 0 else { return false }
+              ApplicationIdentityReader.isRootsAlone(info) else { return false }
         return kh_is_fuse(root + path) == 0
     }
 }
