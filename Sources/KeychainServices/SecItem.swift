@@ -18,9 +18,9 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
             guard let identity = dictionary.valueRef as? SecIdentity else {
                 throw .param("an identity is added with kSecValueRef holding a SecIdentity")
             }
-            let status = IdentityItems.add(identity, attributes: dictionary.attributes, to: dictionary.useKeychain)
+            let status = IdentityItems.add(identity, entries: attributes, returns: dictionary.returns, limit: dictionary.limit,
+                                           result: result)
             guard status == errSecSuccess else { throw SecStatusError(status, "the identity could not be added") }
-            if let result, dictionary.returns.ref { result.pointee = identity }
             return
         }
         var item = NewItem(itemClass: dictionary.itemClass, attributes: dictionary.attributes, secret: dictionary.valueData)

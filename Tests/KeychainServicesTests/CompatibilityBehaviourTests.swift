@@ -31,22 +31,29 @@ struct CompatibilityBehaviourTests {
         #expect(accounts([K.sync: kCFBooleanTrue!]) == ["synced"])
     }
 
-    @Test("2b. A ThisDeviceOnly item cannot be synchronizable: errSecParam on add and on an update that would make one")
-    func thisDeviceOnlyNeverSyncs() throws {
+    @Test("2b. A synchronizable ThisDeviceOnly item is stored, found with kSecAttrSynchronizableAny, and updated either way")
+    func thisDeviceOnlySynchronizable() throws {
+        // KeychainAccess's testAllKeys adds exactly this with try!; it succeeds on Apple's platforms.
         let accessible = kSecAttrAccessible as String
-        for protection in [kSecAttrAccessibleWhenUnlockedThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
-                           kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly] {
-            #expect(add(genericPassword("device", [K.sync: true, accessible: protection])) == errSecParam, "\(protection)")
+        for (index, protection) in [kSecAttrAccessibleWhenUnlockedThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+                                    kSecAttrAccessibleAlwaysThisDeviceOnly].enumerated() {
+            #expect(add(genericPassword("device\(index)", [K.sync: true, accessible: protection])) == errSecSuccess, "\(protection)")
+            let found = copy(genericPassword("device\(index)", [K.sync: kSecAttrSynchronizableAny, K.returnAttributes: true]))
+            #expect(found.0 == errSecSuccess)
+            let attributes = try #require(found.1 as? [String: Any])
+            #expect((attributes[K.sync] as? NSNumber)?.boolValue == true)
+            #expect(attributes[accessible] as? String == protection as String)
         }
         var error: Unmanaged<CFError>?
         let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [], &error))
-        #expect(add(genericPassword("device", [K.sync: true, kSecAttrAccessControl as String: control])) == errSecParam)
-        #expect(copy(genericPassword("device", [K.sync: kSecAttrSynchronizableAny])).0 == errSecItemNotFound)
-        // Migratable classes sync; ThisDeviceOnly ones stay local.
+        #expect(add(genericPassword("control", [K.sync: true, kSecAttrAccessControl as String: control])) == errSecSuccess)
+        #expect(copy(genericPassword("control", [K.sync: true])).0 == errSecSuccess)
         #expect(add(genericPassword("synced", [K.sync: true, accessible: kSecAttrAccessibleAfterFirstUnlock])) == errSecSuccess)
         #expect(add(genericPassword("local", [accessible: kSecAttrAccessibleWhenUnlockedThisDeviceOnly])) == errSecSuccess)
-        #expect(update(genericPassword("synced", [K.sync: true]), [accessible: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly]) == errSecParam)
-        #expect(update(genericPassword("local"), [K.sync: true, accessible: kSecAttrAccessibleWhenUnlockedThisDeviceOnly]) == errSecParam)
+        #expect(update(genericPassword("synced", [K.sync: true]), [accessible: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly]) == errSecSuccess)
+        #expect(update(genericPassword("local"), [K.sync: true, accessible: kSecAttrAccessibleWhenUnlockedThisDeviceOnly]) == errSecSuccess)
+        let moved = copy(genericPassword("local", [K.sync: true, K.returnAttributes: true]))
+        #expect((moved.1 as? [String: Any])?[accessible] as? String == kSecAttrAccessibleWhenUnlockedThisDeviceOnly as String)
         #expect(update(genericPassword("synced", [K.sync: true]), [accessible: kSecAttrAccessibleWhenUnlocked]) == errSecSuccess)
     }
 

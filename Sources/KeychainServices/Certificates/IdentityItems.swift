@@ -5,8 +5,9 @@ import KeyhavenAgentClient
 
 /// `kSecClassIdentity`: there is no identity table. An identity is a certificate and a private key
 /// whose `klbl` equals the certificate's `pkhh`, in the same keychain, both visible to the caller
-/// (spec 1.7). Certificate attributes filter the certificates, key attributes the keys; the
-/// access group and synchronizable filters apply to both.
+/// (Apple's `SecItemDb.c` joins `cert` and `keys` so). An attribute the certificate has filters the
+/// certificates (the label is the certificate's, as in Apple's join), one only keys have filters
+/// the keys; the access group and synchronizable filters apply to both.
 enum IdentityItems {
     struct Found {
         let keychain: any KeychainBackend
@@ -62,24 +63,82 @@ enum IdentityItems {
         return SecIdentity(certificate: certificate, privateKey: key)
     }
 
-    /// Adds an identity: its certificate, then its private key. An existing certificate or key is
-    /// kept; errSecDuplicateItem only when both were there (Apple's client does the same).
-    static func add(_ identity: SecIdentity, attributes: [String: AttributeValue], to keychain: SecKeychain?) -> OSStatus {
-        var base: [String: Any] = [:]
-        for name in sharedAttributes { if let value = attributes[name] { base[name] = ResultBuilder.bridge(value) } }
-        if let keychain { base["u_Keychain"] = keychain }
-        var certificateItem = base
+    /// Adds an identity as Apple's client does: a certificate add and a private-key add, each
+    /// with the caller's entries that belong to its class (an attribute of both, such as
+    /// `kSecAttrLabel`, reaches both; `kSecUse*` keys reach both). An existing certificate or key
+    /// is kept; errSecDuplicateItem only when both were there (Apple's client does the same).
+    /// With `kSecReturn*` keys, `result` receives the identity in the shape they ask for.
+    static func add(_ identity: SecIdentity, entries: CFDictionary, returns: ReturnFlags, limit: MatchLimit,
+                    result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+        var certificateItem: [String: Any] = [:], keyItem: [String: Any] = [:]
+        for (key, value) in entries {
+            guard let name = key as? String else { return errSecParam }
+            let halves = halves(of: name)
+            if halves.certificate { certificateItem[name] = value }
+            if halves.key { keyItem[name] = value }
+        }
         certificateItem["v_Ref"] = identity.certificate
-        let certificateStatus = SecItemAdd(NSDictionary(dictionary: certificateItem), nil)
+        certificateItem["r_PersistentRef"] = true
+        var added: CFTypeRef?
+        let certificateStatus = SecItemAdd(NSDictionary(dictionary: certificateItem), &added)
         guard certificateStatus == errSecSuccess || certificateStatus == errSecDuplicateItem else { return certificateStatus }
         var keyStatus = errSecDuplicateItem
         if identity.privateKey.localKey != nil {
-            var keyItem = base
             keyItem["v_Ref"] = identity.privateKey
             keyStatus = SecItemAdd(NSDictionary(dictionary: keyItem), nil)
         }
         guard keyStatus == errSecSuccess || keyStatus == errSecDuplicateItem else { return keyStatus }
-        return certificateStatus == errSecDuplicateItem && keyStatus == errSecDuplicateItem ? errSecDuplicateItem : errSecSuccess
+        if certificateStatus == errSecDuplicateItem && keyStatus == errSecDuplicateItem { return errSecDuplicateItem }
+        guard let result, returns.count > 0 else { return errSecSuccess }
+        if returns == ReturnFlags(ref: true) {
+            result.pointee = identity
+            return errSecSuccess
+        }
+        // The certificate that was already there: found as the add would have stored it.
+        if added == nil {
+            var query = certificateItem
+            query["v_Ref"] = identity.certificate
+            query["class"] = "cert"
+            query["r_PersistentRef"] = true
+            for name in query.keys where name.hasPrefix("u_") || name == "accc" || name == "acls" { query[name] = nil }
+            if let keychain = certificateItem["u_Keychain"] { query["m_SearchList"] = [keychain] }
+            guard SecItemCopyMatching(NSDictionary(dictionary: query), &added) == errSecSuccess else { return errSecSuccess }
+        }
+        guard let certificateReference = added as? Data else { return errSecSuccess }
+        var query: [String: Any] = ["v_PersistentRef": reference(certificate: certificateReference)]
+        if returns.data { query["r_Data"] = true }
+        if returns.attributes { query["r_Attributes"] = true }
+        if returns.ref { query["r_Ref"] = true }
+        if returns.persistentRef { query["r_PersistentRef"] = true }
+        if limit.isMultiple { query["m_Limit"] = "m_LimitAll" }
+        if let keychain = certificateItem["u_Keychain"] { query["m_SearchList"] = [keychain] }
+        var found: CFTypeRef?
+        if SecItemCopyMatching(NSDictionary(dictionary: query), &found) == errSecSuccess { result.pointee = found }
+        return errSecSuccess
+    }
+
+    /// Which half of an identity an add's entry goes to: an attribute to the class that has it,
+    /// the item-wide keys (accessibility, access control, access, synchronizable, `kSecUse*`) to
+    /// both; the class, the value and the return keys to neither.
+    private static func halves(of name: String) -> (certificate: Bool, key: Bool) {
+        if name == "class" || name.hasPrefix("v_") || name.hasPrefix("r_") { return (false, false) }
+        if name.hasPrefix("u_") || name.hasPrefix("m_") || ["accc", "acls", "sync", "tomb", "musr", "nleg"].contains(name) {
+            return (true, true)
+        }
+        return (ItemClass.certificate.schema[name] != nil, ItemClass.key.schema[name] != nil)
+    }
+
+    /// An identity's persistent reference: class `idnt` and its certificate's reference, as Apple's
+    /// securityd makes it (`_SecItemMakePersistentRef` with the identity class and the
+    /// certificate's row).
+    static func reference(certificate: Data) -> Data {
+        Data("idnt".utf8) + certificate.dropFirst(4)
+    }
+
+    /// The certificate's reference inside an identity's, or nil if `bytes` is not an identity's.
+    static func certificateReference(_ bytes: Data) -> Data? {
+        guard bytes.count > 4, bytes.prefix(4).elementsEqual("idnt".utf8) else { return nil }
+        return Data("cert".utf8) + bytes.dropFirst(4)
     }
 
     /// Deletes identities: each certificate, then its key unless another certificate still uses it.

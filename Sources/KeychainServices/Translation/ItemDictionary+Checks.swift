@@ -3,12 +3,6 @@ import KeychainStore
 
 /// The refusals that depend on the operation (spec 2.3-2.6).
 extension ItemDictionary {
-    /// Whether an accessibility class never leaves this device (`...ThisDeviceOnly`,
-    /// `WhenPasscodeSetThisDeviceOnly`): such an item may not be synchronizable, as on an iPhone.
-    static func isThisDeviceOnly(_ protection: String?) -> Bool {
-        ["aku", "cku", "dku", "akpu"].contains(protection ?? "")
-    }
-
     func check(for operation: SecItemOperation) throws(SecStatusError) {
         if authenticationUISkip && operation != .copyMatching {
             throw .param("kSecUseAuthenticationUISkip is only for SecItemCopyMatching")
@@ -24,9 +18,6 @@ extension ItemDictionary {
             }
             if attributes["ggrp"] != nil && attributes["sync"] == .number(1) {
                 throw .param("a shared item cannot be synchronizable")
-            }
-            if attributes["sync"] == .number(1), Self.isThisDeviceOnly(accessControl?.protection ?? attributes["pdmn"]?.utf8String) {
-                throw .param("a ThisDeviceOnly item cannot be synchronizable")
             }
         case .copyMatching:
             if useItemList { throw .param("kSecUseItemList is not supported") }

@@ -93,13 +93,14 @@ struct ItemDictionary {
         if case .string("idnt")? = classValue.map(IncomingValue.init) {
             isIdentity = true
             itemClass = .certificate
-        } else if classValue == nil, ref is SecIdentity {
+        } else if classValue == nil, ref is SecIdentity || persistentRef?.isIdentity == true {
             isIdentity = true
             itemClass = .certificate
         } else {
-            itemClass = try Self.itemClass(classValue, reference: persistentRef, valueRef: ref)
+            itemClass = try Self.itemClass(classValue, reference: persistentRef?.reference, valueRef: ref)
         }
-        persistentReference = persistentRef
+        if persistentRef?.isIdentity == true && !isIdentity { throw .param("an identity's persistent reference names no \(itemClass.rawValue)") }
+        persistentReference = persistentRef?.reference
         for (key, value) in entries {
             if key == "v_Ref" { try readValueRef(value, operation); continue }
             try read(key, IncomingValue(value), operation)
@@ -143,10 +144,14 @@ struct ItemDictionary {
         throw SecStatusError(errSecNoSuchClass, "kSecClass names no item class")
     }
 
-    private static func persistentReference(_ value: Any) throws(SecStatusError) -> PersistentReference {
-        guard case .data(let bytes) = IncomingValue(value), let reference = PersistentReference(bytes) else {
+    /// A persistent reference, and whether it is an identity's (class `idnt`, naming the
+    /// identity's certificate).
+    private static func persistentReference(_ value: Any) throws(SecStatusError) -> (reference: PersistentReference, isIdentity: Bool) {
+        guard case .data(let bytes) = IncomingValue(value) else { throw .param("kSecValuePersistentRef is not a persistent reference") }
+        let certificate = IdentityItems.certificateReference(bytes)
+        guard let reference = PersistentReference(certificate ?? bytes) else {
             throw .param("kSecValuePersistentRef is not a persistent reference")
         }
-        return reference
+        return (reference, certificate != nil)
     }
 }

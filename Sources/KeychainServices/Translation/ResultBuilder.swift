@@ -59,12 +59,13 @@ struct ResultBuilder {
 
     /// The element for one identity: the key's attributes with the certificate's over them, and
     /// `certdata` (the certificate's DER); its data is the key's; its ref a `SecIdentity`; its
-    /// persistent reference the certificate's.
+    /// persistent reference the identity class's with the certificate's row (Apple's
+    /// `s3dl_query_row` merges and names it so).
     func element(for identity: IdentityItems.Found) -> Any? {
         let secret = KeyItemAttributes.isExtractable(identity.key) ? identity.key.secret : nil
         if returns.count == 1 && !returns.attributes {
             if returns.data { return secret.map { NSData(data: $0) } }
-            if returns.persistentRef { return NSData(data: identity.certificate.persistentReference.bytes) }
+            if returns.persistentRef { return NSData(data: IdentityItems.reference(certificate: identity.certificate.persistentReference.bytes)) }
             return IdentityItems.identity(identity)
         }
         var dictionary: [String: Any] = [:]
@@ -74,7 +75,7 @@ struct ResultBuilder {
             dictionary["certdata"] = identity.certificate.secret
         }
         if returns.data, let secret { dictionary["v_Data"] = secret }
-        if returns.persistentRef { dictionary["v_PersistentRef"] = identity.certificate.persistentReference.bytes }
+        if returns.persistentRef { dictionary["v_PersistentRef"] = IdentityItems.reference(certificate: identity.certificate.persistentReference.bytes) }
         if returns.ref, let ref = IdentityItems.identity(identity) { dictionary["v_Ref"] = ref }
         return NSDictionary(dictionary: dictionary)
     }

@@ -45,9 +45,6 @@ enum UpdateAttributes {
         if let pdmn = changes.attributes["pdmn"], !accessibilityClasses.contains(pdmn.utf8String ?? "") {
             throw .param("kSecAttrAccessible has a value that is not an accessibility class")
         }
-        if (changes.attributes["sync"] ?? querySync) == .number(1), ItemDictionary.isThisDeviceOnly(changes.attributes["pdmn"]?.utf8String) {
-            throw .param("a ThisDeviceOnly item cannot be synchronizable")
-        }
         return changes
     }
 }
