@@ -90,6 +90,26 @@ struct SyncDeviceTests {
         }
     }
 
+    @Test("A synchronizable ThisDeviceOnly item (KeychainAccess's testAllKeys adds one) stays on its device through every round")
+    func synchronizableDeviceOnlyStays() async throws {
+        try await Self.withDevices(["laptop", "desktop"]) { server, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try a.set("shared", "goes")
+            for accessibility in ["aku", "cku", "dku"] { try a.set("device-\(accessibility)", "stays", accessibility: accessibility) }
+            try Self.pair(a, [b], server: server)
+            try Self.syncNow(a)
+            try Self.syncNow(b)
+            #expect(try b.items() == ["shared": "goes"])
+            try a.set("device-aku", "changed")
+            try b.set("shared", "changed on b")
+            try Self.syncNow(b)
+            try Self.syncNow(a)
+            try Self.syncNow(b)
+            #expect(try b.items() == ["shared": "changed on b"])
+            #expect(try a.items() == ["shared": "changed on b", "device-aku": "changed", "device-cku": "stays", "device-dku": "stays"])
+        }
+    }
+
     @Test("recover: a machine that lost everything gets the items back with the recovery key; an unknown key gets nothing")
     func recoverWithKey() async throws {
         try await Self.withDevices(["original", "replacement"]) { server, _, devices in
