@@ -174,6 +174,29 @@ struct SetKeychainPassword: ParsableCommand {
     }
 }
 
+struct BackupKeychain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup-keychain",
+        abstract: "Write a backup of a keychain that opens on another machine with its password (a Linux addition, like SecKeychainBackup).",
+        discussion: """
+            The keychain must have a password and be unlocked. FILE must not exist; it is created 0600. \
+            The backup holds every item but the ThisDeviceOnly ones. On the other machine, put FILE in the \
+            keychain folder (or name it by its path) and unlock it with the password: it is adopted there.
+            """).underKeyhaven
+    @Argument(help: "The keychain (a name in the keychain folder, or a path).") var keychain: String
+    @Argument(help: "The backup file to create.") var file: String
+
+    func run() throws {
+        try perform("SecKeychainBackup") { () throws(StoreError) in
+            let session = try Session.open()
+            let path = try session.path(keychain)
+            // The agent writes the file: it is given a path that does not depend on its folder.
+            let destination = file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file
+            try session.send(.backup(keychain: path, destination: destination))
+        }
+    }
+}
+
 struct AgentCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "agent", abstract: "Start, stop or ask about keyhavend.").underKeyhaven
     enum Action: String, ExpressibleByArgument { case start, stop, status }

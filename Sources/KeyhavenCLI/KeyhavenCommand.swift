@@ -23,7 +23,7 @@ package struct KeyhavenCommand: ParsableCommand {
         subcommands: [
             CreateKeychain.self, DeleteKeychain.self, ListKeychains.self, DefaultKeychain.self,
             UnlockKeychain.self, LockKeychain.self, ShowKeychainInfo.self, SetKeychainSettings.self,
-            SetKeychainPassword.self,
+            SetKeychainPassword.self, BackupKeychain.self,
             AddPassword<GenericPasswordOptions>.self, FindPassword<GenericPasswordOptions>.self,
             DeletePassword<GenericPasswordOptions>.self, AddPassword<InternetPasswordOptions>.self,
             FindPassword<InternetPasswordOptions>.self, DeletePassword<InternetPasswordOptions>.self, DumpKeychain.self,

@@ -132,7 +132,7 @@ extension KeychainDatabase.Session {
     mutating func adopt(passwordKey: SymmetricKey) throws(StoreError) {
         let travels = try connection.prepare("SELECT count(*) FROM keybag WHERE protection = 'password'").rows().first?.first?.integer ?? 0
         guard travels > 0 else {
-            throw StoreError(.decode, "this keychain opens only on the machine that made it; to move it, make a backup there (SecKeychainBackup)")
+            throw StoreError(.decode, "this keychain opens only on the machine that made it; to move it, make a backup there with `keyhaven backup-keychain` (SecKeychainBackup) and unlock that here")
         }
         let opened = try Keybag.open(.password, in: connection, keychainID: keychainID, format: format, deviceKey: nil, passwordKey: passwordKey)
         guard opened.damaged.isEmpty, let index = opened.keys[Keybag.indexKeyName] else {
