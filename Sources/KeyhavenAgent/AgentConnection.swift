@@ -51,6 +51,8 @@ final class AgentConnection: Sendable {
     /// agent to stop. The caller closes the socket.
     func serve() {
         guard let client = verifiedClient() else { return }
+        // A Secret Service this client asked for lasts as long as its connection.
+        defer { service.secretService.connectionClosed(ObjectIdentifier(client)) }
         // How soon requests have been following answers (when the last answer was written; 0: none).
         var gaps = PollBudget(longest: Wakefulness.longest)
         var answeredAt: UInt64 = 0

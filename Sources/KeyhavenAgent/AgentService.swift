@@ -24,6 +24,8 @@ package struct AgentService: Sendable {
     let administratorPaths: Set<String>
     /// When each program last gave the password for an item that asks for the user's presence.
     let presence = PresenceLog()
+    /// The Secret Service, when this agent provides it.
+    package let secretService = SecretServiceHost()
 
     package init(home: KeychainHome, registry: KeychainRegistry = KeychainRegistry(), onChange: (@Sendable () -> Void)? = nil,
                  prompter: AccessPrompter = AccessPrompter()) {
@@ -204,8 +206,22 @@ package struct AgentService: Sendable {
             break
         case .echo(let data):
             response.data = data
+        case .provideSecretService(let busAddress):
+            // The agent trusts the bus it joins to name its clients' processes: only keyhavend
+            // itself and the administrator programs choose it.
+            guard context.client == nil || context.isAdministrator || isThisAgentsProgram(context) else {
+                throw StoreError(.authFailed, "only keyhavend and the keyhaven command may ask the agent to provide the Secret Service")
+            }
+            try secretService.provide(busAddress: busAddress, owner: context.client.map(ObjectIdentifier.init))
+            response.pid = getpid()
         }
         return response
+    }
+
+    /// Whether the client runs this agent's own executable (verified by path, untampered).
+    private func isThisAgentsProgram(_ context: RequestContext) -> Bool {
+        guard let identity = context.identity else { return false }
+        return !identity.isTampered && identity.isPathVerified && identity.path == ApplicationIdentityReader.currentPath
     }
 
     private func databases(_ paths: [String]) throws(StoreError) -> [any KeychainBackend] {

@@ -32,6 +32,10 @@ package enum AgentRequest: Sendable {
     /// Answers `data` back at once, touching no keychain: the floor of a request through the
     /// agent (the socket round trip and the framing), which `keyhaven-agent-bench` measures.
     case echo(data: Data)
+    /// Provide the Secret Service on the session bus at `busAddress` (nil: the agent's own), for
+    /// as long as this connection stays open (`keyhavend --secret-service` handing over to the
+    /// running agent). Only keyhavend and the administrator programs may ask. Answers the pid.
+    case provideSecretService(busAddress: String?)
 }
 
 /// A change of items' access objects.
@@ -146,7 +150,7 @@ extension AgentRequest: WireCodable {
     /// The u8 tag of each request (docs/agent-protocol.md); never reuse one.
     private enum Tag: UInt8 {
         case hello = 1, create, deleteKeychain, unlock, lock, status, changePassword, settings, setSettings
-        case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo
+        case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo, provideSecretService
     }
 
     /// The request's tag on the wire: the first byte of its body.
@@ -172,6 +176,7 @@ extension AgentRequest: WireCodable {
         case .setAccess: tag = .setAccess
         case .grants: tag = .grants
         case .echo: tag = .echo
+        case .provideSecretService: tag = .provideSecretService
         }
         return tag.rawValue
     }
@@ -215,6 +220,8 @@ extension AgentRequest: WireCodable {
             w.optional(change); w.optional(password)
         case .echo(let data):
             data.write(to: &w)
+        case .provideSecretService(let busAddress):
+            w.optional(busAddress)
         }
     }
 
@@ -249,6 +256,7 @@ extension AgentRequest: WireCodable {
                               password: try r.optional(Data.self))
         case .grants: self = .grants(change: try r.optional(GrantChange.self), password: try r.optional(Data.self))
         case .echo: self = .echo(data: try Data(from: &r))
+        case .provideSecretService: self = .provideSecretService(busAddress: try r.optional(String.self))
         }
     }
 }

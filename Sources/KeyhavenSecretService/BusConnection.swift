@@ -19,12 +19,22 @@ package final class BusConnection: @unchecked Sendable {
     private var onClientGone: ((String) -> Void)?
     private var onClientAppeared: ((String, Int32) -> Void)?
 
-    /// Connects to `DBUS_SESSION_BUS_ADDRESS` (sd-bus's user bus).
-    package init() throws(StoreError) {
+    /// Connects to the session bus at `address` (D-Bus's address form, `unix:path=...`); nil:
+    /// `DBUS_SESSION_BUS_ADDRESS` (sd-bus's user bus).
+    package init(address: String? = nil) throws(StoreError) {
         var bus: OpaquePointer?
-        let r = sd_bus_open_user(&bus)
+        var r: Int32
+        if let address {
+            r = sd_bus_new(&bus)
+            if r >= 0 { r = sd_bus_set_address(bus, address) }
+            if r >= 0 { r = sd_bus_set_bus_client(bus, 1) }
+            if r >= 0 { r = sd_bus_start(bus) }
+            if r < 0, bus != nil { bus = sd_bus_unref(bus) }
+        } else {
+            r = sd_bus_open_user(&bus)
+        }
         guard r >= 0, let bus else {
-            throw StoreError(.notAvailable, "cannot connect to the session bus: \(String(cString: strerror(-r)))")
+            throw StoreError(.notAvailable, "cannot connect to the session bus\(address.map { " at \($0)" } ?? ""): \(String(cString: strerror(-r)))")
         }
         self.bus = bus
         wake = kh_bus_eventfd()
@@ -142,6 +152,14 @@ package final class BusConnection: @unchecked Sendable {
         }
         drain()
         sd_bus_flush(bus)
+        // Leaves the bus: the names it owned are free for another provider at once, and the
+        // handlers (which hold their owner) are dropped.
+        for slot in slots { sd_bus_slot_unref(slot) }
+        slots = []
+        onCall = nil
+        onClientGone = nil
+        onClientAppeared = nil
+        sd_bus_close(bus)
     }
 
     private func drain() {

@@ -5,8 +5,8 @@ import FoundationEssentials
 import KeychainModel
 
 /// The Secret Service's object paths and what they name: collections are the keychains of the
-/// home (`<name>.keychain-db`; the alias `default`, and `login`, is the default keychain), items
-/// are their generic passwords by persistent identity.
+/// home (`<name>.keychain-db`), the alias `default` the default keychain (wherever it is), the
+/// alias `login` the login keychain; items are their generic passwords by persistent identity.
 package enum SecretObject: Equatable, Sendable {
     case service
     case collection(keychain: String, path: String)
@@ -21,7 +21,8 @@ package enum SecretObject: Equatable, Sendable {
     static let promptPrefix = root + "/prompt/"
 
     /// The object at `path`, nil when nothing is there (a keychain that does not exist included).
-    static func resolve(_ path: String, home: KeychainHome) -> SecretObject? {
+    /// `defaultKeychain` is what the alias `default` names now (``defaultKeychain(of:)``).
+    static func resolve(_ path: String, home: KeychainHome, defaultKeychain: String) -> SecretObject? {
         if path == root { return .service }
         if path.hasPrefix(sessionPrefix) { return .session(path) }
         if path.hasPrefix(promptPrefix) { return .prompt(path) }
@@ -32,7 +33,7 @@ package enum SecretObject: Equatable, Sendable {
             rest = path.dropFirst(aliasPrefix.count)
             let alias = rest.prefix { $0 != "/" }
             guard alias == "default" || alias == "login" else { return nil }
-            keychain = home.defaultKeychainPath
+            keychain = alias == "default" ? defaultKeychain : home.defaultKeychainPath
             collectionPath = aliasPrefix + alias
         } else if path.hasPrefix(collectionPrefix) {
             rest = path.dropFirst(collectionPrefix.count)
@@ -49,6 +50,22 @@ package enum SecretObject: Equatable, Sendable {
         let hex = itemPart.dropFirst()
         guard hex.count == 32, let bytes = Self.bytes(fromHex: hex) else { return nil }
         return .item(keychain: keychain, collection: collectionPath, reference: .uuid(.genericPassword, Data(bytes)), path: path)
+    }
+
+    /// The keychain the alias `default` names: the home's default keychain, as
+    /// `keyhaven default-keychain -s` sets it, read anew (a `stat` when unchanged).
+    static func defaultKeychain(of home: KeychainHome) -> String {
+        (try? KeychainPreferences.load(home))?.defaultPath(home) ?? home.defaultKeychainPath
+    }
+
+    /// The path that names the keychain the alias `alias` names: its collection when it is a
+    /// keychain of the home, else the alias itself (a default keychain elsewhere).
+    static func aliasTarget(_ alias: String, keychain: String, home: KeychainHome) -> String {
+        let collection = collectionPath(for: keychain)
+        guard case .collection(let resolved, _)? = resolve(collection, home: home, defaultKeychain: keychain), resolved == keychain else {
+            return aliasPrefix + alias
+        }
+        return collection
     }
 
     /// The collection path of a keychain of the home.

@@ -26,7 +26,7 @@ extension SecretService {
                                    secret: a[1], replace: a[2].boolValue ?? false), false)
         }
         if try method.is(i, "Delete", "") {
-            guard keychain != agent.home.defaultKeychainPath else {
+            guard keychain != agent.home.defaultKeychainPath, keychain != SecretObject.defaultKeychain(of: agent.home) else {
                 throw .notSupported("the default keychain is not deleted through the Secret Service (keyhaven delete-keychain)")
             }
             _ = try context(method.call)

@@ -51,7 +51,7 @@ extension SecretService {
             let session = try session(a[1].stringValue ?? "", for: method.call)
             var pairs: [BusValue.Pair] = []
             for path in a[0].pathsValue ?? [] {
-                guard case .item(let keychain, _, let reference, _)? = SecretObject.resolve(path, home: agent.home),
+                guard case .item(let keychain, _, let reference, _)? = resolve(path),
                       !isLocked(keychain),
                       let item = try? item(reference, in: keychain, withSecret: true, context, path: path) else { continue }
                 pairs.append(BusValue.Pair(.objectPath(path), try session.encode(item.secret ?? Data(), contentType: Self.contentType(item))))
@@ -60,13 +60,14 @@ extension SecretService {
         }
         if try method.is(i, "ReadAlias", "s") {
             let name = a[0].stringValue ?? ""
-            let path = name == "default" || name == "login" ? SecretObject.collectionPath(for: agent.home.defaultKeychainPath) : "/"
-            return ([.objectPath(path)], false)
+            guard let keychain = aliased(name) else { return ([.objectPath("/")], false) }
+            return ([.objectPath(SecretObject.aliasTarget(name, keychain: keychain, home: agent.home))], false)
         }
         if try method.is(i, "SetAlias", "so") {
             let name = a[0].stringValue ?? "", target = a[1].stringValue ?? ""
-            guard name == "default" || name == "login", keychain(of: target) == agent.home.defaultKeychainPath else {
-                throw .notSupported("the aliases default and login always name the default keychain")
+            guard let current = aliased(name), keychain(of: target) == current else {
+                throw .notSupported("the alias default names the default keychain (set it with keyhaven default-keychain -s), "
+                                    + "the alias login the login keychain")
             }
             return ([], false)
         }
@@ -76,9 +77,18 @@ extension SecretService {
         throw method.unknown
     }
 
+    /// The keychain an alias names now: `default` the default keychain, `login` the login one.
+    func aliased(_ name: String) -> String? {
+        switch name {
+        case "default": SecretObject.defaultKeychain(of: agent.home)
+        case "login": agent.home.defaultKeychainPath
+        default: nil
+        }
+    }
+
     /// The keychain of a collection or item path.
     func keychain(of path: String) -> String? {
-        switch SecretObject.resolve(path, home: agent.home) {
+        switch resolve(path) {
         case .collection(let keychain, _)?, .item(let keychain, _, _, _)?: keychain
         default: nil
         }
@@ -130,8 +140,8 @@ extension SecretService {
     }
 
     private func createCollection(_ call: BusCall, properties: [String: BusValue], alias: String) throws(BusError) -> [BusValue] {
-        if alias == "default" || alias == "login" {
-            return [.objectPath(SecretObject.collectionPath(for: agent.home.defaultKeychainPath)), .objectPath("/")]
+        if let keychain = aliased(alias) {
+            return [.objectPath(SecretObject.aliasTarget(alias, keychain: keychain, home: agent.home)), .objectPath("/")]
         }
         guard alias.isEmpty else { throw .notSupported("only the aliases default and login exist") }
         guard let label = properties["org.freedesktop.Secret.Collection.Label"]?.stringValue, !label.isEmpty,

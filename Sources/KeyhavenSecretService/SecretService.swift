@@ -59,6 +59,11 @@ package final class SecretService: Sendable {
         })
     }
 
+    /// The object at `path`, with the alias `default` naming the default keychain as it is now.
+    func resolve(_ path: String) -> SecretObject? {
+        SecretObject.resolve(path, home: agent.home, defaultKeychain: SecretObject.defaultKeychain(of: agent.home))
+    }
+
     /// Serves the bus until it goes away or ``stop()``; blocks (a thread of its own).
     package func serve() { connection.run() }
 
@@ -82,7 +87,7 @@ package final class SecretService: Sendable {
 
     /// The keychain calls run here, on a worker thread.
     private func dispatch(_ call: BusCall, _ arguments: [BusValue]) throws(BusError) -> ([BusValue], Bool) {
-        guard let object = SecretObject.resolve(call.path, home: agent.home) else { throw .unknownObject(call.path) }
+        guard let object = resolve(call.path) else { throw .unknownObject(call.path) }
         let method = Method(call: call, arguments: arguments)
         switch (call.interface, call.member) {
         case ("org.freedesktop.DBus.Introspectable", "Introspect"):

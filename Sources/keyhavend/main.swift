@@ -26,7 +26,9 @@ if arguments.contains("--help") || arguments.contains("-h") {
         auto-locked, or this process exits.
           --secret-service  also provide org.freedesktop.secrets (the Secret Service) on the
                             session bus ($DBUS_SESSION_BUS_ADDRESS); refused when another
-                            program (gnome-keyring, KeePassXC) provides it
+                            program (gnome-keyring, KeePassXC) provides it. When an agent
+                            already runs, it provides it instead (its unlocked keychains stay
+                            unlocked) for as long as this process runs, and this one waits
         """)
     exit(0)
 }
@@ -34,6 +36,40 @@ for argument in arguments where argument != "--secret-service" {
     say("keyhavend: unknown option \(argument) (see --help)", to: 2)
     exit(2)
 }
+/// The session bus this process would join: `DBUS_SESSION_BUS_ADDRESS`, else the user's bus in
+/// `XDG_RUNTIME_DIR` (sd-bus's default); nil when neither is set.
+func sessionBusAddress() -> String? {
+    if let address = getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) }), !address.isEmpty { return address }
+    guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty else { return nil }
+    return "unix:path=\(runtime)/bus"
+}
+
+/// `--secret-service` while another keyhavend serves the socket: that agent provides the Secret
+/// Service on this process's session bus, for as long as this process runs (its unlocked
+/// keychains stay unlocked). This process then only waits: until the agent exits (status 0), or
+/// until it is stopped (SIGTERM from systemd), which closes the connection and so makes the agent
+/// give the name up.
+func handOver(home: KeychainHome) -> Never {
+    do throws(StoreError) {
+        guard let address = sessionBusAddress() else {
+            throw StoreError(.notAvailable, "no session bus: DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR are unset")
+        }
+        let client = try AgentClient(socket: AgentSocket.current(), home: home.path)
+        let response = try client.send(.provideSecretService(busAddress: address))
+        if let error = response.error { throw error }
+        say("keyhavend: the running agent (pid \(response.pid ?? 0)) provides \(SecretService.busName) on the session bus "
+            + "for as long as this process runs")
+        let fd = client.detach()
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while poll(&descriptor, 1, -1) < 0 && errno == EINTR {}
+        say("keyhavend: the agent has exited; \(SecretService.busName) is no longer provided")
+        exit(0)
+    } catch {
+        say("keyhavend: \(error.message)", to: 2)
+        exit(1)
+    }
+}
+
 do {
     // Before any key or password is in this process.
     ProcessHardening.restartWithoutThreadCache()
@@ -44,22 +80,30 @@ do {
     let sync = SyncLoop(home: home, keychain: { () throws(StoreError) in try registry.defaultKeychain() },
                         report: { say("keyhavend: \($0)", to: 2) })
     let service = AgentService(home: home, registry: registry, onChange: { sync.poke() })
-    let server = try AgentServer(socket: AgentSocket.current(), service: service)
-    say("keyhavend: listening on \(server.socket.path)")
-    if arguments.contains("--secret-service") {
-        let secrets = SecretService(agent: service, connection: try BusConnection())
+    service.secretService.install { (address) throws(StoreError) in
+        let secrets = SecretService(agent: service, connection: try BusConnection(address: address))
         try secrets.start()
         say("keyhavend: providing \(SecretService.busName) on the session bus")
         DispatchQueue(label: "keyhaven.bus").async { secrets.serve() }
+        return {
+            secrets.stop()
+            say("keyhavend: no longer providing \(SecretService.busName): the process that asked for it has gone")
+        }
     }
+    let server: AgentServer
+    do throws(StoreError) {
+        server = try AgentServer(socket: AgentSocket.current(), service: service)
+    } catch where error.code == .notAvailable && error.message.hasPrefix("another keyhavend") && arguments.contains("--secret-service") {
+        handOver(home: home)
+    }
+    say("keyhavend: listening on \(server.socket.path)")
+    if arguments.contains("--secret-service") { try service.secretService.provide(busAddress: nil, owner: nil) }
 
     let syncing = Task.detached { await sync.run() }
     server.run()
     syncing.cancel()
 } catch {
     // Everything above throws StoreError only.
-    let hint = arguments.contains("--secret-service") && error.message.hasPrefix("another keyhavend")
-        ? " (without the Secret Service, perhaps: stop it with `keyhaven agent stop`, then start this one)" : ""
-    say("keyhavend: \(error.message)\(hint)", to: 2)
+    say("keyhavend: \(error.message)", to: 2)
     exit(1)
 }

@@ -64,6 +64,7 @@ struct AgentProtocolTests {
             .grants(change: GrantChange(application: "/bin/a", groups: ["g", "*"], revoke: true), password: Data()),
             .echo(data: Data()), .echo(data: Data([0, 1, 255])),
             .keyOperation(keychains: ["/k"], request: keyOperation, caller: caller),
+            .provideSecretService(busAddress: nil), .provideSecretService(busAddress: "unix:path=/run/user/1000/bus"),
             .find(keychains: ["/a"], query: query, caller: caller, withSecrets: true, withAttributes: false),
         ]
     }
@@ -139,7 +140,7 @@ struct AgentProtocolTests {
             request.write(to: &writer)
             #expect(writer.bytes.first == request.tag)
         }
-        #expect(Self.requests.map(\.tag) == [1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 18, 19, 19, 16, 11])
+        #expect(Self.requests.map(\.tag) == [1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 18, 19, 19, 16, 20, 20, 11])
     }
 
     @Test("Optionals and lists are the bytes docs/agent-protocol.md gives: a u8 flag, a u32 little-endian count")
