@@ -80,6 +80,10 @@ struct MoveInTests {
             printf 'aliased' | secret-tool store --label 'Aliased' service alias.example username ann; echo "store3=$?"
             "$KH" find-generic-password -s alias.example -a ann other >/dev/null 2>&1; echo "in-other=$?"
             "$KH" find-generic-password -s alias.example -a ann login.keychain-db >/dev/null 2>&1; echo "in-login=$?"
+            # D-Bus activation with no agent running: the activation file's keyhavend is the agent.
+            "$KH" agent stop >/dev/null; waitfor '[ -z "$(owner)" ]'
+            echo "fresh=$(secret-tool lookup service new.example username ann)"
+            "$KH" agent status >/dev/null && echo "agent-started=yes"
             "$KH" agent stop >/dev/null
             """
         try script.write(toFile: folder + "/test.sh", atomically: true, encoding: .utf8)
@@ -100,6 +104,7 @@ struct MoveInTests {
         #expect(out.contains("released=yes") && out.contains("agent-stays=yes"))
         #expect(out.contains("activated=new-pass"))
         #expect(out.contains("store3=0") && out.contains("in-other=0") && out.contains("in-login=44"))
+        #expect(out.contains("fresh=new-pass") && out.contains("agent-started=yes"))
     }
 
     @Test("Only keyhavend and the keyhaven command may ask the agent to provide the Secret Service: another program gets authFailed")

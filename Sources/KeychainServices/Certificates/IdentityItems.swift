@@ -87,20 +87,23 @@ enum IdentityItems {
             keyItem["v_Ref"] = identity.privateKey
             keyStatus = SecItemAdd(NSDictionary(dictionary: keyItem), nil)
         }
-        guard keyStatus == errSecSuccess || keyStatus == errSecDuplicateItem else { return keyStatus }
+        guard keyStatus == errSecSuccess || keyStatus == errSecDuplicateItem else {
+            // A failed add changes nothing: the certificate it added goes again.
+            if certificateStatus == errSecSuccess, let reference = added as? Data {
+                SecItemDelete(NSDictionary(dictionary: ["v_PersistentRef": reference]))
+            }
+            return keyStatus
+        }
         if certificateStatus == errSecDuplicateItem && keyStatus == errSecDuplicateItem { return errSecDuplicateItem }
         guard let result, returns.count > 0 else { return errSecSuccess }
         if returns == ReturnFlags(ref: true) {
             result.pointee = identity
             return errSecSuccess
         }
-        // The certificate that was already there: found as the add would have stored it.
+        // The certificate that was already there: found by Apple's primary key for certificates.
         if added == nil {
-            var query = certificateItem
-            query["v_Ref"] = identity.certificate
-            query["class"] = "cert"
-            query["r_PersistentRef"] = true
-            for name in query.keys where name.hasPrefix("u_") || name == "accc" || name == "acls" { query[name] = nil }
+            var query: [String: Any] = ["class": "cert", "v_Ref": identity.certificate, "r_PersistentRef": true]
+            for name in ["agrp", "sync"] { query[name] = certificateItem[name] }
             if let keychain = certificateItem["u_Keychain"] { query["m_SearchList"] = [keychain] }
             guard SecItemCopyMatching(NSDictionary(dictionary: query), &added) == errSecSuccess else { return errSecSuccess }
         }
