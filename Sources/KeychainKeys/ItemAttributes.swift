@@ -2,7 +2,7 @@ import FoundationEssentials
 import KeychainModel
 
 /// The attributes Apple's client stores for a key or a certificate, read from the object itself
-/// (spec 1.5, 1.6): shared by the library's `SecItemAdd` and the command's `import`.
+/// (Apple's `SecItemSchema.c`): shared by the library's `SecItemAdd` and the command's `import`.
 package enum ItemAttributes {
     /// A key's: key class and type, `klbl` (SHA-1 of the public key), sizes, and the flags of
     /// Apple's `SecKeyCopyAttributes`, as stored numbers.

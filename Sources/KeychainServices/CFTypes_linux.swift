@@ -1,8 +1,9 @@
 import Foundation
 
 // Core Foundation's names on Linux, as the Foundation classes that CF types bridge to on Apple
-// platforms. These shapes are what real wrapper code needs to compile unchanged
-// (spec/compat-surface.md: each was checked by changing it and watching a wrapper fail).
+// platforms. These shapes are what the wrappers' code (keychain-swift, KeychainAccess, Valet,
+// SimpleKeychain, SwiftKeychainWrapper, Locksmith) needs to compile unchanged: each was checked
+// by changing it and watching a wrapper fail (docs/compatibility.md, "CF types on Linux").
 
 /// A result code: `errSecSuccess` (0) or a negative `errSec*` value.
 public typealias OSStatus = Int32

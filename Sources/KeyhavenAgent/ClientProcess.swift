@@ -192,9 +192,9 @@ package final class ClientProcess: Sendable {
     private static let tracerLabel = Array("TracerPid:".utf8)
 
     /// Whether the `TracerPid:` line of a status file names a tracer (any value but 0); a file
-    /// without the line names none. Scanned in place: splitting the file into its fifty-odd lines
-    /// made a reading cost about 87,000 instructions, now about 18,000 (most of it reading the
-    /// file). A client that calls less often than ``tracerReadingLifetime`` pays one a request.
+    /// without the line names none. Scanned in place, not split into its fifty-odd lines, so that
+    /// a reading costs little more than reading the file. A client that calls less often than
+    /// ``tracerReadingLifetime`` pays one a request.
     package static func namesTracer(status: [UInt8]) -> Bool {
         let label = tracerLabel
         var start = 0

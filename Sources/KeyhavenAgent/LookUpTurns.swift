@@ -10,11 +10,10 @@ import KeyhavenAgentClient
 /// Turns for look-ups of one item: at most as many run at once as the machine has CPUs, and the
 /// rest sleep until a turn is free.
 ///
-/// Each client has a thread of its own in the agent. With 50 clients reading at once, 50 threads
-/// contended for one keychain's lock: a thread holding it was preempted with others spinning and
-/// queueing behind it, and 50 clients got 21-28% of the look-ups one process makes in process,
-/// against 37-48% with turns for as many as the CPUs (docs/benchmarks.md, "A thread per
-/// connection"). A look-up of one item is short and bound by CPU; anything that may wait for the
+/// Each client has a thread of its own in the agent. With many clients reading at once, that many
+/// threads would contend for one keychain's lock: a thread holding it is preempted with others
+/// spinning and queueing behind it, and the clients together get fewer look-ups done than with
+/// turns for as many as the CPUs (docs/benchmarks.md, "A thread per connection"). A look-up of one item is short and bound by CPU; anything that may wait for the
 /// disk, the user or a key derivation (a write, an unlock, a prompt, a search for many items)
 /// takes no turn, so it never holds up look-ups.
 package final class LookUpTurns: Sendable {

@@ -5,8 +5,8 @@ import KeychainModel
 /// `find-generic-password` and `find-internet-password` read without ArgumentParser, for the
 /// plain command lines scripts run in loops (`-a NAME -s NAME -w KEYCHAIN`).
 ///
-/// ArgumentParser's parse of one subcommand costs about 2 ms, most of a lookup's time: it builds
-/// the command's argument tree by reflection (run-time type and conformance look-ups). This
+/// ArgumentParser's parse of one subcommand is most of a lookup's time (docs/benchmarks.md,
+/// "The command"): it builds the command's argument tree by reflection (run-time type and conformance look-ups). This
 /// reader accepts only separate options with plain values, the flags `-g`, `-w` and `--json`,
 /// and keychain names; anything else (help, `--`, combined flags, a repeated option, a value
 /// that starts with `-`, a malformed code or port) returns nil and ArgumentParser reads the

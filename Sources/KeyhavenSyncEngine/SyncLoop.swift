@@ -93,12 +93,11 @@ package final class SyncLoop: Sendable {
             }
             if let engine {
                 group.addTask {
-                    // The server's long poll, again after each one that ends empty (a poll that
-                    // ended empty used to leave the device deaf to the server until the timer).
-                    // After an error (the server restarting, a pooled connection it had closed),
-                    // again after a pause that doubles from 1 s up to 32 s: an error used to leave
-                    // the device deaf until the timer. An empty answer at once (the device removed)
-                    // waits out the timer.
+                    // The server's long poll, again after each one that ends empty, so the device
+                    // always listens. After an error (the server restarting, a pooled connection
+                    // it had closed), again after a pause that doubles from 1 s up to 32 s, so a
+                    // server that comes back is heard from within that pause, not at the timer.
+                    // An empty answer at once (the device removed) waits out the timer.
                     let poll = min(seconds, Self.longPollSeconds)
                     var pause = 1
                     while !Task.isCancelled {

@@ -4,7 +4,7 @@ import KeychainServicesExtras
 import KeychainTestSupport
 import Testing
 
-/// Access groups (spec 2.2) and Apple's KeychainEntitlementsTest scenarios.
+/// Access groups (Apple's entitlements) and Apple's KeychainEntitlementsTest scenarios.
 @Suite(.freshKeychain(accessGroups: ["27AEDK3C9F.shared", "123.my.test.group"]))
 struct AccessGroupTests {
     private func setGroups(_ groups: [String]) { SecAccessGroupsSetCurrent(NSArray(array: groups)) }

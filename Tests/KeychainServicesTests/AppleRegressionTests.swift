@@ -4,7 +4,7 @@ import KeychainServicesExtras
 import KeychainTestSupport
 import Testing
 
-/// Ports of Apple's own SecItem regression tests (spec/secitem.md section 6) for password items.
+/// Ports of Apple's own SecItem regression tests (the `si-*` tests of Apple's Security project) for password items.
 /// Each test names the Apple test it ports.
 @Suite(.freshKeychain())
 struct AppleRegressionTests {

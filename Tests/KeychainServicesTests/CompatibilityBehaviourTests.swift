@@ -4,7 +4,8 @@ import KeychainServicesExtras
 import KeychainTestSupport
 import Testing
 
-/// The behaviours real wrappers' test suites rely on (spec/compat-surface.md), one test each.
+/// The behaviours the wrappers' own test suites rely on (keychain-swift, KeychainAccess, Valet,
+/// SimpleKeychain, SwiftKeychainWrapper, Locksmith; docs/compatibility.md), one test each.
 @Suite(.freshKeychain())
 struct CompatibilityBehaviourTests {
     @Test("1. kSecMatchLimitAll returns items in insertion order")

@@ -3,7 +3,7 @@ import KeychainServices
 import KeychainTestSupport
 import Testing
 
-/// Bad input gets Apple's status code and changes nothing (spec 1.9, 2.3-2.6).
+/// Bad input gets Apple's status code and changes nothing (`SecDbQuery.c`'s `query_applier`, `SecItemServer.c`).
 @Suite(.freshKeychain())
 struct InputValidationTests {
     @Test("A missing class is errSecParam; an unknown class errSecNoSuchClass; AppleShare too")

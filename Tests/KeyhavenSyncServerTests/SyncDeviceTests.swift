@@ -310,8 +310,8 @@ struct SyncDeviceTests {
         try a.set("first", "v1")
         try await Self.eventually("the first add seen on the other device") { try b.items()["first"] == "v1" }
         // The listener settles into its long polls (the round that applied the add is followed by
-        // one more, for its own writes). Then its poll fails while the server is down; until
-        // 2026-11-27 that left it deaf to the server until its round's 60 s timer.
+        // one more, for its own writes). Then its poll fails while the server is down: it must
+        // poll again soon after, not wait out its round's 60 s timer.
         try await Task.sleep(for: .seconds(3))
         server.stop(kill: true)
         try await Task.sleep(for: .seconds(3))

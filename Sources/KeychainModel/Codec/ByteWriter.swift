@@ -13,9 +13,8 @@ package struct ByteWriter {
     package mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
     package mutating func raw<C: Collection>(_ c: C) where C.Element == UInt8 { bytes.append(contentsOf: c) }
     // The generic `raw` is compiled once, unspecialized, for the other modules that call it: it
-    // walks its collection through witness tables, hundreds of instructions a byte (a `Repeated`
-    // of padding's zeros cost an update 125,000 instructions, docs/benchmarks.md). These are
-    // compiled here for their types, each one copy.
+    // walks its collection through witness tables, element by element (docs/benchmarks.md,
+    // "Instructions per call"). These are compiled here for their types, each one copy.
     /// An array's bytes in one copy.
     package mutating func raw(_ array: [UInt8]) { bytes.append(contentsOf: array) }
     /// A slice's bytes in one copy.
@@ -82,8 +81,7 @@ package struct ByteReader {
 
 extension Data {
     /// A copy of `bytes`, taken from their buffer: `Data`'s generic initializer, given a slice,
-    /// boxes it in an existential (a heap allocation and a cast) to find its storage, about 1,200
-    /// instructions a value.
+    /// boxes it in an existential (a heap allocation and a cast) to find its storage.
     package init(copying bytes: ArraySlice<UInt8>) {
         self = bytes.withUnsafeBufferPointer { Data(buffer: $0) }
     }

@@ -8,11 +8,10 @@ extension String {
     /// The bytes as text if they are valid UTF-8; nil otherwise (never repaired).
     ///
     /// Decoded with `String(decoding:as:)` and compared with the input: invalid input comes out
-    /// repaired, so it differs. This takes about half the time of `String(validating:as:)` (74-80
-    /// against 133-160 ns for texts of 4 to 45 bytes, the result's allocation included), whose
-    /// generic validation looks up type metadata at run time on every call (docs/benchmarks.md,
-    /// "The agent protocol's codec"). The comparison is `memcmp`: the sequence's generic
-    /// `elementsEqual` took about 440 instructions for such a text, half the decoding's cost.
+    /// repaired, so it differs. This is faster than `String(validating:as:)`, whose generic
+    /// validation looks up type metadata at run time on every call (docs/benchmarks.md, "The
+    /// agent protocol's codec"). The comparison is `memcmp`: the sequence's generic
+    /// `elementsEqual` walks the bytes through witness tables.
     package init?(exactUTF8 bytes: ArraySlice<UInt8>) {
         var text = String(decoding: bytes, as: UTF8.self)
         let same = text.withUTF8 { decoded in
@@ -27,8 +26,8 @@ extension String {
     }
 
     /// Whether the two texts have the same UTF-8 bytes: not Unicode equivalence, which `==`
-    /// gives. Compared with `memcmp`, where the UTF-8 views' `elementsEqual` walked them a code
-    /// unit at a time (about 650 instructions for an account name, nine times an update).
+    /// gives. Compared with `memcmp`: the UTF-8 views' `elementsEqual` walks them a code unit at
+    /// a time.
     package func hasSameUTF8(as other: String) -> Bool {
         var left = self, right = other
         guard left.utf8.count == right.utf8.count else { return false }

@@ -1,4 +1,4 @@
-/// How an attribute's values are converted and compared (Apple's attribute kinds, spec 1.1).
+/// How an attribute's values are converted and compared (Apple's `SecDbAttrKind`, `SecDbItem.h`).
 package enum AttributeKind: Sendable, Hashable {
     /// String, data or number, kept as supplied (`acct`, `svce`, `labl`, ...).
     case blob

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// The attributes of one item class: Apple's schema (spec 1.2-1.4) with the flags that matter
+/// The attributes of one item class: Apple's schema (`SecItemSchema.c`) with the flags that matter
 /// for storage. Every attribute is searchable (Apple's flag L), stored in the search columns
 /// as a keyed hash.
 package struct ItemSchema: Sendable {
@@ -33,7 +33,7 @@ package struct ItemSchema: Sendable {
             isReturned: flags.contains(.a), defaultValue: defaultValue, isHiddenWhenUnset: flags.contains(.hidden))
     }
 
-    /// Attributes every class has (spec 1.2), minus the server-private bookkeeping ones.
+    /// Attributes every class has (`SecItemSchema.c`), minus the server-private bookkeeping ones.
     private static let common: [AttributeDescriptor] = [
         attr("cdat", .date), attr("mdat", .date), attr("labl", .blob),
         attr("agrp", .string, [.p, .a]), attr("pdmn", .string), attr("sync", .number, [.p, .a, .z]),
@@ -43,7 +43,7 @@ package struct ItemSchema: Sendable {
         attr("sysb", .number), attr("pcss", .number), attr("pcsk", .blob), attr("pcsi", .blob),
     ]
 
-    /// The attributes generic and internet passwords share (spec 1.3).
+    /// The attributes generic and internet passwords share (`SecItemSchema.c`).
     private static let passwordCommon: [AttributeDescriptor] = [
         attr("desc", .blob), attr("icmt", .blob), attr("crtr", .number), attr("type", .number, [.i, .a]),
         attr("scrp", .number), attr("invi", .number), attr("nega", .number), attr("cusi", .number),
@@ -63,7 +63,7 @@ package struct ItemSchema: Sendable {
         attr("port", .number, [.p, .i, .a, .z]), attr("path", .blob, [.p, .i, .a, .e]),
     ])
 
-    /// Keys (spec 1.6): `klbl` is the SHA-1 of the public key, joined with certificates' `pkhh`.
+    /// Keys (`SecItemSchema.c`'s `keys`): `klbl` is the SHA-1 of the public key, joined with certificates' `pkhh`.
     static let key = ItemSchema(common + [
         attr("kcls", .number, [.p, .i, .a, .z]), attr("alis", .blob, [.i, .a]),
         attr("perm", .number), attr("priv", .number), attr("modi", .number),
@@ -78,7 +78,7 @@ package struct ItemSchema: Sendable {
         attr("wrap", .number, [.i, .a]), attr("unwp", .number, [.i, .a]),
     ])
 
-    /// Certificates (spec 1.5): `pkhh` is the SHA-1 of the public key, joined with keys' `klbl`.
+    /// Certificates (`SecItemSchema.c`'s `cert`): `pkhh` is the SHA-1 of the public key, joined with keys' `klbl`.
     static let certificate = ItemSchema(common + [
         attr("ctyp", .number, [.p, .i, .a, .z]), attr("cenc", .number),
         attr("alis", .blob, [.i, .a]), attr("subj", .data, [.i, .a]),

@@ -25,7 +25,7 @@ package enum KeyClass: String, Sendable, Hashable, CaseIterable {
     /// Whether the class needs a keychain password to exist at all.
     package var requiresPassword: Bool { self == .whenPasscodeSetThisDeviceOnly }
 
-    /// Apple's numeric key class (spec 4.1), for the documentation of the format.
+    /// Apple's numeric key class (`keyclass_t` in `SecKeybagSupport.h`), for the documentation of the format.
     package var appleKeyClassNumber: Int {
         switch self {
         case .whenUnlocked: 6

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Apple's persistent item reference (spec 2.7).
+/// Apple's persistent item reference (`_SecItemMakePersistentRef` in `SecItem.m`).
 ///
 /// The form we hand out is the UUID form: the class's 4 ASCII bytes and the item's 16-byte
 /// `persistref`. The older row-id form (class + 8-byte big-endian row id) is accepted in queries.
@@ -39,7 +39,8 @@ package enum PersistentReference: Sendable, Hashable {
     }
 
     /// Writes ``bytes`` (without their length): the agent protocol writes a reference into each
-    /// answer, and making a `Data` of it first cost about 3,300 instructions (2,300 in one buffer).
+    /// answer, and making a `Data` of it first would cost more than the rest of the reference's
+    /// encoding.
     package func writeBytes(to writer: inout ByteWriter) {
         switch self {
         case .uuid(let c, let id):

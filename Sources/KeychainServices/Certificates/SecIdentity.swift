@@ -2,7 +2,7 @@ import Foundation
 import KeychainKeys
 import KeychainStore
 
-/// A certificate and its private key: an identity (spec 1.7).
+/// A certificate and its private key: an identity (`SecIdentity.c`).
 public final class SecIdentity: Hashable, Sendable, CustomStringConvertible {
     let certificate: SecCertificate
     let privateKey: SecKey

@@ -53,7 +53,7 @@ enum IncomingValue {
         return nil
     }
 
-    /// Converts to an attribute of `kind` (spec 1.1); nil when Apple would refuse it (errSecParam).
+    /// Converts to an attribute of `kind` (`SecDbItem.c`'s value conversions); nil when Apple would refuse it (errSecParam).
     func attributeValue(for kind: AttributeKind) -> AttributeValue? {
         switch (kind, self) {
         case (.blob, .string(let s)), (.string, .string(let s)): return .string(s)

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainStore
 
-/// The refusals that depend on the operation (spec 2.3-2.6).
+/// The refusals that depend on the operation (`SecItemServer.c`'s `_SecItemAdd`, `_SecItemCopyMatching`, `_SecItemUpdate`, `_SecItemDelete`).
 extension ItemDictionary {
     func check(for operation: SecItemOperation) throws(SecStatusError) {
         if authenticationUISkip && operation != .copyMatching {

@@ -63,7 +63,7 @@ extension ItemDictionary {
         if itemClass == .internetPassword, Self.privateDataAttributes.contains(key) {
             throw SecStatusError(errSecMissingEntitlement, "internet passwords' extra data fields need a private entitlement")
         }
-        // An identity takes any certificate attribute, then any key attribute (spec 1.7).
+        // An identity takes any certificate attribute, then any key attribute (`SecDbAttrWithKey` in `SecItemDb.c`).
         if isIdentity, itemClass.schema[key] == nil, let attribute = ItemClass.key.schema[key] {
             guard let converted = value.attributeValue(for: attribute.kind) else {
                 throw .param("attribute \(key) has a value of the wrong type")

@@ -41,7 +41,7 @@ struct ReturnFlags: Equatable, Sendable {
 }
 
 /// A query or attribute dictionary, read and checked once by the key grammar of Apple's
-/// `query_applier` (spec 1.9).
+/// `query_applier` (`SecDbQuery.c`).
 struct ItemDictionary {
     var itemClass: ItemClass
     /// `kSecClassIdentity`: `itemClass` is then `.certificate`, and key attributes go to `keyAttributes`.
@@ -113,8 +113,8 @@ struct ItemDictionary {
     /// errSecParam.
     ///
     /// Read with `getObjects(_:andKeys:count:)`, which walks the dictionary's storage once;
-    /// iterating an `NSDictionary` with `for in` looks every key up again (on Linux, a third of
-    /// the translation's time). A dictionary's keys are distinct, and a few entries are sorted
+    /// iterating an `NSDictionary` with `for in` looks every key up again (on Linux, a large share
+    /// of the translation's time). A dictionary's keys are distinct, and a few entries are sorted
     /// and searched faster as an array than hashed into a Swift dictionary.
     private static func entries(of dictionary: CFDictionary) throws(SecStatusError) -> [(key: String, value: Any)] {
         var keys: [Any] = [], objects: [Any] = []

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainStore
 
-/// Shapes items into what the caller asked for (spec 2.4.3).
+/// Shapes items into what the caller asked for (`handle_result` in `SecItemDb.c`, then `SecItem.m`).
 ///
 /// One return key gives `Data` (secret or persistent reference) or an attribute dictionary;
 /// several give a dictionary; a multi-item limit gives an array. Dictionary keys are Swift

@@ -2,7 +2,7 @@ import Foundation
 import KeychainStore
 
 /// Reads `SecItemUpdate`'s `attributesToUpdate`: every key but `kSecValueData` must be an
-/// attribute of the class, else errSecNoSuchAttr, even `kSecClass` (spec 2.5).
+/// attribute of the class, else errSecNoSuchAttr, even `kSecClass` (`SecItemServer.c`'s `_SecItemUpdate`).
 enum UpdateAttributes {
     static func changes(_ dictionary: CFDictionary, itemClass: ItemClass, querySync: AttributeValue?) throws(SecStatusError) -> ItemChanges {
         var changes = ItemChanges()

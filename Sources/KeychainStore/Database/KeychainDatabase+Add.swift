@@ -36,7 +36,7 @@ extension KeychainDatabase.Session {
                                  secret: item.secret, tombstone: false)
         let rowID = try writeTransaction { () throws(StoreError) -> Int64 in
             try writeResolvingConflicts(itemClass, attributes: attributes, excluding: nil) { () throws(StoreError) in
-                // The text is built once a class (joining it took 55,000 instructions an add).
+                // The statement's text is built once a class: joining it is costly beside an add.
                 let insert = try connection.prepare(shape: StatementShape(table: itemClass.rawValue, names: ["INSERT"], numbers: [])) {
                     let columns = ["persistref"] + Self.rowColumns(itemClass)
                     return "INSERT INTO \(itemClass.rawValue)(\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
@@ -54,7 +54,7 @@ extension KeychainDatabase.Session {
                           secret: item.secret, access: access)
     }
 
-    /// The caller's attributes plus Apple's add-time defaults (spec 1.8).
+    /// The caller's attributes plus Apple's add-time defaults (`SecItemServer.c`, `SecItemDb.c`'s `query_pre_add`).
     private func completedAttributes(_ item: NewItem, caller: Caller) throws(StoreError) -> [String: AttributeValue] {
         var attributes = item.attributes
         let writable = caller.writableGroups.filter { $0 != "*" }
@@ -71,7 +71,7 @@ extension KeychainDatabase.Session {
             attributes["agrp"] = .string(first)
         }
         if attributes["pdmn"] == nil {
-            // Apple's default: WhenUnlocked, but Always for certificates (spec 1.8).
+            // Apple's default: WhenUnlocked, but Always for certificates (`SecItemDb.c`'s `query_pre_add`).
             attributes["pdmn"] = .string(item.itemClass == .certificate ? KeyClass.always.rawValue : KeyClass.whenUnlocked.rawValue)
         }
         if attributes["sync"] == nil { attributes["sync"] = .number(0) }

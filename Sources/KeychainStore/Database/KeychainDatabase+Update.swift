@@ -81,8 +81,8 @@ extension KeychainDatabase.Session {
         // password would otherwise touch a dozen index pages (scattered in a large keychain)
         // where it changes two (the modification date and the digest).
         // A column's keyed hash changes exactly when its value's match key does: compare the
-        // values, and hash only the new values of the columns that change (hashing all eleven
-        // of a password's was a sixth of an update's instructions).
+        // values, and hash only the new values of the columns that change (hashing is a large
+        // share of an update's work: docs/benchmarks.md, "Instructions per call").
         var assigned = Self.blobColumns
         var assignedValues = try sealBlobs(item.itemClass, persistentID: persistentID, keyClass: keyClass, metadata: metadata,
                                            secret: secret, tombstone: tombstone)

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Synchronization
 
-/// The access groups of this process (spec 2.2), Linux's stand-in for signed entitlements.
+/// The access groups of this process (Apple's entitlements, read in `SecItemServer.c`), Linux's stand-in for signed entitlements.
 ///
 /// In order of precedence: the list set with `SecAccessGroupsSetCurrent`; else
 /// `KEYHAVEN_ACCESS_GROUPS` (comma-separated, read at first use); else the program's application

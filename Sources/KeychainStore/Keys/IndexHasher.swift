@@ -21,9 +21,9 @@ package final class IndexHasher: Sendable {
         let input = Input(bytes: input)
         if let known = recent.withLock({ $0[input] }) { return known }
         var mac = keyed
-        // Through buffers: the generic `Data(_:)` of the code's prefix walked its bytes one at a
-        // time, and the update from an array went through `DataProtocol`'s regions in generic
-        // code (together about 7,000 of a miss's 16,700 instructions).
+        // Through buffers: the generic `Data(_:)` of the code's prefix walks its bytes one at a
+        // time, and an update from an array goes through `DataProtocol`'s regions in generic
+        // code, both costly beside the hash itself.
         input.bytes.withUnsafeBytes { mac.update(data: $0) }
         let value = mac.finalize().withUnsafeBytes { Data($0.prefix(16)) }
         recent.withLock { recent in
@@ -34,7 +34,7 @@ package final class IndexHasher: Sendable {
     }
 
     /// A remembered input, hashed in one pass over its bytes (an array of bytes as a key is
-    /// hashed a byte at a time: about 1,400 instructions for an input, twice a miss).
+    /// hashed a byte at a time).
     private struct Input: Hashable {
         let bytes: [UInt8]
         func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }

@@ -5,7 +5,7 @@ import KeychainTestSupport
 import Testing
 
 /// Identities: the join of a certificate and the private key whose label is its public key hash
-/// (spec 1.7), embedded and through the agent.
+/// (Apple's `SecItemDb.c` join), embedded and through the agent.
 @Suite(.freshKeychain(), .enabled(if: KeyTest.hasOpenSSL, "needs the openssl command (scripts/bootstrap installs it)"))
 struct IdentityTests {
     /// OpenSSL's certificate and its private key as a SecKey.
