@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions a call costs the agent, counted by valgrind's callgrind (docs/benchmarks.md,
-# "Instructions per look-up in the agent"): a look-up through keyhavend and the agent's echo, beside
+# "Instructions per call"): a look-up through keyhavend and the agent's echo, beside
 # the whole look-up in process, on the same keychain and the same items; or an update of one item's
 # data through keyhavend beside the whole update in process.
 #   scripts/bench-agent-instructions.sh [SIZE]          at SIZE items (10000)

@@ -13,7 +13,7 @@ import KeyhavenAgentClient
 /// Each client has a thread of its own in the agent. With many clients reading at once, that many
 /// threads would contend for one keychain's lock: a thread holding it is preempted with others
 /// spinning and queueing behind it, and the clients together get fewer look-ups done than with
-/// turns for as many as the CPUs (docs/benchmarks.md, "A thread per connection"). A look-up of one item is short and bound by CPU; anything that may wait for the
+/// turns for as many as the CPUs (docs/benchmarks.md, "Through the agent"). A look-up of one item is short and bound by CPU; anything that may wait for the
 /// disk, the user or a key derivation (a write, an unlock, a prompt, a search for many items)
 /// takes no turn, so it never holds up look-ups.
 package final class LookUpTurns: Sendable {

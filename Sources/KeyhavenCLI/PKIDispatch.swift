@@ -11,7 +11,7 @@ import ArgumentParser
 /// installed beside `keyhaven`, which `keyhaven` runs in its place (`execv`, same arguments).
 ///
 /// Why: linking those libraries made every `keyhaven` process a third slower to start
-/// (docs/benchmarks.md, "One keyhaven find-generic-password -w"), and password look-ups in
+/// (docs/benchmarks.md, "The command"), and password look-ups in
 /// scripts are what the command runs most.
 package protocol PKICommand: ParsableCommand {}
 

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// Look-ups of one item take turns in the agent, as many at once as the CPUs (docs/benchmarks.md,
-/// "A thread per connection"); nothing else waits for a turn.
+/// "Through the agent"); nothing else waits for a turn.
 struct LookUpTurnsTests {
     @Test("Only a look-up of one item takes a turn")
     func whichRequests() {
