@@ -124,10 +124,11 @@ let linuxTargets: [Target] = [
         dependencies: ["KeychainModel"],
         swiftSettings: strictSwift
     ),
-    // Sync's log entries, sealed records, key shares and their verification, shared by devices and
-    // the server (docs/sync.md). swift-crypto only.
+    // Sync's rules, with no I/O, shared by devices and the server (docs/sync.md): log entries and
+    // their verification, sealed records, view keys and key shares, request signatures, the wire
+    // messages, the hybrid clock and the merge of record versions. swift-crypto only.
     .target(
-        name: "KeyhavenSyncProtocol",
+        name: "KeyhavenSyncCore",
         dependencies: ["KeychainModel", .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
@@ -136,7 +137,7 @@ let linuxTargets: [Target] = [
     .target(
         name: "KeyhavenSyncServer",
         dependencies: [
-            "KeyhavenSyncProtocol",
+            "KeyhavenSyncCore",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -148,18 +149,27 @@ let linuxTargets: [Target] = [
         ],
         swiftSettings: strictSwift
     ),
-    // A device's sync engine on its keychain: rounds of pull, verify, merge, apply and push.
+    // The device side of sync, on its keychain: the server's client, rounds (pull, verify, merge,
+    // apply, push), the background loop, the device's state, pairing and recovery.
     .target(
-        name: "KeyhavenSyncEngine",
-        dependencies: ["KeyhavenSync", "KeyhavenSyncProtocol", "KeychainStore", "KeychainModel",
+        name: "KeyhavenSyncDevice",
+        dependencies: ["KeyhavenSyncCore", "KeychainStore", "KeychainModel",
                        .product(name: "Crypto", package: "swift-crypto"),
                        .product(name: "AsyncHTTPClient", package: "async-http-client")],
+        swiftSettings: strictSwift
+    ),
+    // The work of `keyhaven sync ...` (messages, JSON, exit statuses) over the device side; apart
+    // from it so that the agent, which runs the device side too, links no command-line code.
+    .target(
+        name: "KeyhavenSyncCommands",
+        dependencies: ["KeyhavenCLI", "KeyhavenSyncDevice", "KeyhavenSyncCore", "KeychainStore", "KeychainModel",
+                       .product(name: "ArgumentParser", package: "swift-argument-parser")],
         swiftSettings: strictSwift
     ),
     // Load on a running sync server (scripts/bench-sync.sh; docs/benchmarks.md). Not a product.
     .executableTarget(
         name: "keyhaven-sync-bench",
-        dependencies: ["KeyhavenSync", "KeyhavenSyncProtocol"],
+        dependencies: ["KeyhavenSyncDevice", "KeyhavenSyncCore"],
         swiftSettings: strictSwift
     ),
     // What a SecItem call costs through keyhavend against in process (scripts/bench-agent.sh).
@@ -168,22 +178,15 @@ let linuxTargets: [Target] = [
         dependencies: ["KeychainServices", "KeychainStore", "KeyhavenAgentClient"],
         swiftSettings: strictSwift
     ),
-    // The work of `keyhaven sync ...`, which keyhaven runs in its place (as keyhaven-pki).
+    // `keyhaven sync ...`, which keyhaven runs in its place (as keyhaven-pki).
     .executableTarget(
         name: "keyhaven-sync",
-        dependencies: ["KeyhavenCLI", "KeyhavenSyncEngine", "KeyhavenSyncProtocol", "KeychainStore", "KeychainModel",
-                       .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        dependencies: ["KeyhavenCLI", "KeyhavenSyncCommands"],
         swiftSettings: strictSwift
     ),
     .executableTarget(
         name: "keyhaven-sync-server",
         dependencies: ["KeyhavenSyncServer"],
-        swiftSettings: strictSwift
-    ),
-    // The device side of sync: the hybrid clock and the merge of record versions (runs in the agent).
-    .target(
-        name: "KeyhavenSync",
-        dependencies: ["KeyhavenSyncProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client")],
         swiftSettings: strictSwift
     ),
     // The agent: holds unlocked keychains for a user's processes, on a Unix socket (SwiftNIO).
@@ -205,7 +208,7 @@ let linuxTargets: [Target] = [
     ),
     .executableTarget(
         name: "keyhavend",
-        dependencies: ["KeyhavenAgent", "KeyhavenSecretService", "KeyhavenSyncEngine", "KeychainStore", "KeychainModel"],
+        dependencies: ["KeyhavenAgent", "KeyhavenSecretService", "KeyhavenSyncDevice", "KeychainStore", "KeychainModel"],
         swiftSettings: strictSwift
     ),
     // The command, macOS security(1)'s subcommands over the agent. It links no X.509, PKCS#12 or
@@ -260,7 +263,7 @@ let linuxTargets: [Target] = [
     // libFuzzer targets (scripts/fuzz.sh); a normal build replays saved inputs.
     .executableTarget(
         name: "keyhaven-fuzz",
-        dependencies: ["KeychainServices", "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "KeyhavenSyncProtocol",
+        dependencies: ["KeychainServices", "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "KeyhavenSyncCore",
                        .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
@@ -310,23 +313,27 @@ let linuxTargets: [Target] = [
     ),
     .testTarget(
         name: "KeyhavenSyncServerTests",
-        dependencies: ["KeyhavenSyncServer", "KeyhavenSyncProtocol", "KeyhavenSync", "KeyhavenSyncEngine", "KeychainTestSupport", "KeychainStore",
-                       "KeychainModel",
-                       "keyhaven-sync-server", "keyhaven", "keyhaven-sync",
+        dependencies: ["KeyhavenSyncServer", "KeyhavenSyncCore", "KeyhavenSyncDevice", "KeychainTestSupport",
+                       "keyhaven-sync-server",
                        .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
-                       .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                       .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
+        swiftSettings: strictSwift
+    ),
+    // Devices driven by the `keyhaven sync` command against a real server on PostgreSQL, honest
+    // and hostile.
+    .testTarget(
+        name: "KeyhavenSyncDeviceTests",
+        dependencies: ["KeyhavenSyncDevice", "KeyhavenSyncCore", "KeychainTestSupport", "KeychainStore", "KeychainModel",
+                       "keyhaven-sync-server", "keyhaven", "keyhaven-sync",
+                       .product(name: "AsyncHTTPClient", package: "async-http-client"),
                        .product(name: "Hummingbird", package: "hummingbird"),
                        .product(name: "PropertyBased", package: "swift-property-based")],
         swiftSettings: strictSwift
     ),
     .testTarget(
-        name: "KeyhavenSyncTests",
-        dependencies: ["KeyhavenSync", "KeyhavenSyncProtocol", .product(name: "PropertyBased", package: "swift-property-based")],
-        swiftSettings: strictSwift
-    ),
-    .testTarget(
-        name: "KeyhavenSyncProtocolTests",
-        dependencies: ["KeyhavenSyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")],
+        name: "KeyhavenSyncCoreTests",
+        dependencies: ["KeyhavenSyncCore", "KeychainModel", .product(name: "Crypto", package: "swift-crypto"),
+                       .product(name: "PropertyBased", package: "swift-property-based")],
         swiftSettings: strictSwift
     ),
     // `import Security` on Linux: the mirror under the name Apple-platform code uses.

@@ -85,7 +85,7 @@ extension AccessChange: WireCodable {
         writer.optional(anyApplication)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init(trust: try reader.array(of: String.self), untrust: try reader.array(of: String.self),
                   anyApplication: try reader.optional(Bool.self))
     }
@@ -98,7 +98,7 @@ extension GrantChange: WireCodable {
         revoke.write(to: &writer)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init(application: try String(from: &reader), groups: try reader.array(of: String.self), revoke: try Bool(from: &reader))
     }
 }
@@ -109,7 +109,7 @@ extension ApplicationGrant: WireCodable {
         writer.array(groups)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init(application: try TrustedApplication(from: &reader), groups: try reader.array(of: String.self))
     }
 }
@@ -225,8 +225,8 @@ extension AgentRequest: WireCodable {
         }
     }
 
-    package init(from r: inout ByteReader) throws(StoreError) {
-        guard let tag = Tag(rawValue: try r.u8()) else { throw StoreError(.decode, "an unknown request") }
+    package init(from r: inout ByteReader) throws(CodecError) {
+        guard let tag = Tag(rawValue: try r.u8()) else { throw CodecError(.malformed, "an unknown request") }
         switch tag {
         case .hello: self = .hello
         case .create: self = .create(keychain: try String(from: &r), password: try r.optional(Data.self))
@@ -267,7 +267,7 @@ extension AgentResponse.Failure: WireCodable {
         message.write(to: &writer)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init(code: try String(from: &reader), message: try String(from: &reader))
     }
 }
@@ -287,7 +287,7 @@ extension AgentResponse: WireCodable {
         writer.optionalArray(grants)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init()
         failure = try reader.optional(Failure.self)
         items = try reader.optionalArray(of: StoredItem.self)
@@ -339,13 +339,13 @@ package enum AgentFraming {
     /// anything malformed, truncated or followed by extra bytes is `.decode`.
     package static func decodeWithHome<Body: WireCodable>(_ type: Body.Type, from payload: [UInt8]) throws(StoreError) -> (body: Body, home: String?) {
         var reader = ByteReader(payload)
-        let sent = try reader.u8()
+        guard let sent = try? reader.u8() else { throw StoreError(.decode, "an empty agent message") }
         guard sent == version else {
             throw StoreError(.wrongVersion, "the other side speaks agent protocol \(sent == UInt8(ascii: "{") ? 1 : Int(sent)), not \(version)")
         }
         let home: String?
         let body: Body
-        do throws(StoreError) {
+        do throws(CodecError) {
             home = try reader.optional(String.self)
             body = try Body(from: &reader)
         } catch {

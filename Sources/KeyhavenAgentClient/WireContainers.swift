@@ -8,15 +8,15 @@ import KeychainModel
 // the messages' types. The format is the conformances' (`ByteReader.presence()` and `count()`).
 
 extension ByteReader {
-    mutating func optional<Value: WireCodable>(_ type: Value.Type) throws(StoreError) -> Value? {
+    mutating func optional<Value: WireCodable>(_ type: Value.Type) throws(CodecError) -> Value? {
         try presence() ? try Value(from: &self) : nil
     }
 
-    mutating func optionalArray<Element: WireCodable>(of type: Element.Type) throws(StoreError) -> [Element]? {
+    mutating func optionalArray<Element: WireCodable>(of type: Element.Type) throws(CodecError) -> [Element]? {
         try presence() ? try array(of: type) : nil
     }
 
-    mutating func array<Element: WireCodable>(of type: Element.Type) throws(StoreError) -> [Element] {
+    mutating func array<Element: WireCodable>(of type: Element.Type) throws(CodecError) -> [Element] {
         let count = try count()
         var elements: [Element] = []
         elements.reserveCapacity(count)

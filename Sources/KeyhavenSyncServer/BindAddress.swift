@@ -1,4 +1,4 @@
-import KeyhavenSyncProtocol
+import KeyhavenSyncCore
 
 /// `--bind HOST:PORT` (`[IPV6]:PORT` for IPv6), and whether the host is a loopback address: the
 /// server speaks plain HTTP only there.

@@ -2,7 +2,7 @@ import FoundationEssentials
 import HTTPTypes
 import Hummingbird
 import KeychainModel
-import KeyhavenSyncProtocol
+import KeyhavenSyncCore
 import Logging
 import NIOCore
 

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import KeyhavenSyncProtocol
+import KeyhavenSyncCore
 import Logging
 import PostgresNIO
 

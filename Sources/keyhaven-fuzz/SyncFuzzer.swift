@@ -1,5 +1,5 @@
 import Foundation
-import KeyhavenSyncProtocol
+import KeyhavenSyncCore
 
 /// The `sync` target: bytes as what a hostile server can send a device: a log entry (decoded,
 /// then verified after a fixed honest log), a sealed record and a key share (decoded, then

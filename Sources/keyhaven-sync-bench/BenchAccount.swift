@@ -1,6 +1,6 @@
 import Foundation
-import KeyhavenSync
-import KeyhavenSyncProtocol
+import KeyhavenSyncCore
+import KeyhavenSyncDevice
 import Synchronization
 
 struct BenchError: Error, CustomStringConvertible {

@@ -9,8 +9,8 @@
 // Each prints one line: successful operations per second, p50 and p99 latency of a successful
 // operation (a push that lost a race is pulled, rebuilt and pushed again; its time counts).
 import Foundation
-import KeyhavenSync
-import KeyhavenSyncProtocol
+import KeyhavenSyncCore
+import KeyhavenSyncDevice
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let number = Int(arguments[3]) else {

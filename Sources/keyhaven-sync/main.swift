@@ -2,6 +2,7 @@
 // runs it in its own place for them, so that its other subcommands start without the HTTP client
 // and the sync engine. Run directly, it takes keyhaven's command lines.
 import KeyhavenCLI
+import KeyhavenSyncCommands
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {

@@ -8,7 +8,7 @@ import KeychainStore
 import KeyhavenAgent
 import KeyhavenAgentClient
 import KeyhavenSecretService
-import KeyhavenSyncEngine
+import KeyhavenSyncDevice
 
 /// Writes a line to a file descriptor, unbuffered.
 func say(_ line: String, to fd: Int32 = 1) {

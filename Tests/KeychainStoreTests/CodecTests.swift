@@ -26,13 +26,13 @@ import Testing
         #expect(a.encoded() == b.encoded())
     }
 
-    @Test("Every truncation of an encoding is refused with .decode, never a crash")
+    @Test("Every truncation of an encoding is refused with a CodecError, never a crash")
     func truncations() {
         let bytes = ItemMetadata(attributes: Self.sample, secretTag: Data(count: 16), hasSecret: true, accessControlFlags: 5).encoded()
         for length in 0..<bytes.count {
-            #expect(throws: StoreError.self) { try ItemMetadata(decoding: Array(bytes.prefix(length))) }
+            #expect(throws: CodecError.self) { try ItemMetadata(decoding: Array(bytes.prefix(length))) }
         }
-        #expect(throws: StoreError.self) { try ItemMetadata(decoding: bytes + [0]) }
+        #expect(throws: CodecError.self) { try ItemMetadata(decoding: bytes + [0]) }
     }
 
     @Test("Random bytes never crash the decoders")
@@ -60,7 +60,7 @@ import Testing
         #expect(Padding.pad([1], block: 32).count == Padding.pad([UInt8](repeating: 1, count: 20), block: 32).count)
         var bad = Padding.pad([1, 2, 3], block: 32)
         bad[bad.count - 1] = 1
-        #expect(throws: StoreError.self) { try Padding.unpad(bad) }
+        #expect(throws: CodecError.self) { try Padding.unpad(bad) }
     }
 
     @Test("Persistent references parse in both forms and refuse anything else")
@@ -109,8 +109,8 @@ import Testing
         }
         for bad in [Data("genq".utf8) + uuid, Data("genp".utf8) + uuid.prefix(10), Data([0xFF, 0xFE, 0, 0]) + uuid] {
             var reader = ByteReader(bad.wireBytes)
-            let error = #expect(throws: StoreError.self) { try PersistentReference(from: &reader) }
-            #expect(error?.code == .decode)
+            let error = #expect(throws: CodecError.self) { try PersistentReference(from: &reader) }
+            #expect(error?.code == .malformed)
         }
     }
 
@@ -238,12 +238,12 @@ import Testing
         #expect(read == Data([1, 2, 3]) && read.startIndex == 0)
         #expect(reader.remaining == 0)
         var short = ByteReader([5, 0, 0, 0, 1, 2])
-        #expect(throws: StoreError.self) { try Data(from: &short) }
+        #expect(throws: CodecError.self) { try Data(from: &short) }
         var taking = ByteReader([9, 8, 7, 6])
         #expect(try taking.takeData(1) == Data([9]))
         let rest = try taking.takeData(3)
         #expect(rest == Data([8, 7, 6]) && rest.startIndex == 0)
-        #expect(throws: StoreError.self) { try taking.takeData(1) }
+        #expect(throws: CodecError.self) { try taking.takeData(1) }
         #expect(try taking.takeData(0) == Data())
         let message: [UInt8] = [1, 2, 3, 4, 5]
         let copied = Data(copying: message[1..<4])
@@ -310,7 +310,7 @@ import Testing
         "cerT".write(to: &writer)
         var reader = ByteReader(writer.bytes)
         #expect(try ItemClass(from: &reader) == .certificate)
-        #expect(throws: StoreError(.decode, "an unknown item class")) { _ = try ItemClass(from: &reader) }
+        #expect(throws: CodecError(.malformed, "an unknown item class")) { _ = try ItemClass(from: &reader) }
         // A dictionary of none reads back as empty; of some, as they were.
         var pairs = ByteWriter()
         [String: AttributeValue]().write(to: &pairs)

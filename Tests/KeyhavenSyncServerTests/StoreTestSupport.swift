@@ -1,6 +1,6 @@
 import Foundation
 import KeychainTestSupport
-import KeyhavenSyncProtocol
+import KeyhavenSyncCore
 import KeyhavenSyncServer
 import Logging
 import PostgresNIO

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import KeychainTestSupport
-import KeyhavenSync
-import KeyhavenSyncProtocol
+import KeyhavenSyncCore
+import KeyhavenSyncDevice
 import NIOCore
 import NIOSSL
 import Testing

@@ -48,30 +48,30 @@ package struct ByteReader {
 
     package var remaining: Int { bytes.count - offset }
 
-    package mutating func take(_ count: Int) throws(StoreError) -> ArraySlice<UInt8> {
-        guard count >= 0, count <= remaining else { throw StoreError(.decode, "the data is truncated") }
+    package mutating func take(_ count: Int) throws(CodecError) -> ArraySlice<UInt8> {
+        guard count >= 0, count <= remaining else { throw CodecError(.truncated, "the data is truncated") }
         defer { offset += count }
         return bytes[offset..<offset + count]
     }
 
     /// The next `count` bytes as `Data` (`Data.init(copying:)` says why not `Data(_:)`).
-    package mutating func takeData(_ count: Int) throws(StoreError) -> Data {
+    package mutating func takeData(_ count: Int) throws(CodecError) -> Data {
         Data(copying: try take(count))
     }
 
-    package mutating func u8() throws(StoreError) -> UInt8 {
-        guard remaining >= 1 else { throw StoreError(.decode, "the data is truncated") }
+    package mutating func u8() throws(CodecError) -> UInt8 {
+        guard remaining >= 1 else { throw CodecError(.truncated, "the data is truncated") }
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    package mutating func u16() throws(StoreError) -> UInt16 { UInt16(truncatingIfNeeded: try littleEndian(2)) }
-    package mutating func u32() throws(StoreError) -> UInt32 { UInt32(truncatingIfNeeded: try littleEndian(4)) }
-    package mutating func u64() throws(StoreError) -> UInt64 { try littleEndian(8) }
+    package mutating func u16() throws(CodecError) -> UInt16 { UInt16(truncatingIfNeeded: try littleEndian(2)) }
+    package mutating func u32() throws(CodecError) -> UInt32 { UInt32(truncatingIfNeeded: try littleEndian(4)) }
+    package mutating func u64() throws(CodecError) -> UInt64 { try littleEndian(8) }
 
     /// The next `width` bytes as a little-endian integer.
-    mutating func littleEndian(_ width: Int) throws(StoreError) -> UInt64 {
-        guard remaining >= width else { throw StoreError(.decode, "the data is truncated") }
+    mutating func littleEndian(_ width: Int) throws(CodecError) -> UInt64 {
+        guard remaining >= width else { throw CodecError(.truncated, "the data is truncated") }
         var value: UInt64 = 0
         for index in 0..<width { value |= UInt64(bytes[offset + index]) << (8 * index) }
         offset += width

@@ -140,9 +140,9 @@ extension TrustedApplication: WireCodable {
         digest.write(to: &writer)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init(path: try String(from: &reader), digest: try Data(from: &reader))
-        guard digest.isEmpty || digest.count == 32 else { throw StoreError(.decode, "a trusted application's digest is not SHA-256") }
+        guard digest.isEmpty || digest.count == 32 else { throw CodecError(.malformed, "a trusted application's digest is not SHA-256") }
     }
 }
 
@@ -153,7 +153,7 @@ extension ItemAccess: WireCodable {
         descriptor.write(to: &writer)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init(anyApplication: try Bool(from: &reader), applications: try [TrustedApplication](from: &reader),
                   descriptor: try String(from: &reader))
     }
@@ -169,7 +169,7 @@ extension ApplicationIdentity: WireCodable {
         isPathVerified.write(to: &writer)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init(path: try String(from: &reader), digest: try Data(from: &reader), isProtected: try Bool(from: &reader),
                   isTampered: try Bool(from: &reader), applicationGroup: try String(from: &reader),
                   isPathVerified: try Bool(from: &reader))

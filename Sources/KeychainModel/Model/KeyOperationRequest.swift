@@ -44,9 +44,9 @@ extension KeyOperationRequest: WireCodable {
         sharedInfo.write(to: &writer)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
-        guard let operation = Operation(rawValue: try reader.u8()) else { throw StoreError(.decode, "an unknown key operation") }
-        guard let reference = PersistentReference(try Data(from: &reader)) else { throw StoreError(.decode, "a bad key reference") }
+    package init(from reader: inout ByteReader) throws(CodecError) {
+        guard let operation = Operation(rawValue: try reader.u8()) else { throw CodecError(.malformed, "an unknown key operation") }
+        guard let reference = PersistentReference(try Data(from: &reader)) else { throw CodecError(.malformed, "a bad key reference") }
         self.init(operation, reference: reference)
         algorithm = try String(from: &reader)
         input = try Data(from: &reader)

@@ -23,9 +23,9 @@ package struct LockSettings: Sendable, Equatable {
         return writer.bytes
     }
 
-    package init(decoding bytes: [UInt8]) throws(StoreError) {
+    package init(decoding bytes: [UInt8]) throws(CodecError) {
         var reader = ByteReader(bytes)
-        guard try reader.u8() == 1 else { throw StoreError(.invalidKeychain, "unknown lock settings version") }
+        guard try reader.u8() == 1 else { throw CodecError(.malformed, "unknown lock settings version") }
         lockOnSleep = try reader.u8() != 0
         useLockInterval = try reader.u8() != 0
         lockInterval = try reader.u32()

@@ -6,8 +6,8 @@ import FoundationEssentials
 
 extension ItemClass: WireCodable {
     package func write(to writer: inout ByteWriter) { rawValue.write(to: &writer) }
-    package init(from reader: inout ByteReader) throws(StoreError) {
-        guard let value = ItemClass(utf8: try reader.lengthPrefixed()) else { throw StoreError(.decode, "an unknown item class") }
+    package init(from reader: inout ByteReader) throws(CodecError) {
+        guard let value = ItemClass(utf8: try reader.lengthPrefixed()) else { throw CodecError(.malformed, "an unknown item class") }
         self = value
     }
 }
@@ -23,13 +23,13 @@ extension AttributeValue: WireCodable {
         }
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         switch try reader.u8() {
         case 1: self = .string(try String(from: &reader))
         case 2: self = .data(try Data(from: &reader))
         case 3: self = .number(try Int64(from: &reader))
         case 4: self = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.u64())))
-        default: throw StoreError(.decode, "an unknown attribute value tag")
+        default: throw CodecError(.malformed, "an unknown attribute value tag")
         }
     }
 }
@@ -40,8 +40,8 @@ extension PersistentReference: WireCodable {
         writer.u32(UInt32(byteCount))
         writeBytes(to: &writer)
     }
-    package init(from reader: inout ByteReader) throws(StoreError) {
-        guard let reference = PersistentReference(bytes: try reader.lengthPrefixed()) else { throw StoreError(.decode, "not a persistent reference") }
+    package init(from reader: inout ByteReader) throws(CodecError) {
+        guard let reference = PersistentReference(bytes: try reader.lengthPrefixed()) else { throw CodecError(.malformed, "not a persistent reference") }
         self = reference
     }
 }
@@ -57,14 +57,14 @@ extension ItemQuery: WireCodable {
         hostOrSubdomain.write(to: &writer)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init(itemClass: try ItemClass(from: &reader))
         criteria = try [String: AttributeValue](from: &reader)
         matchAnySynchronizable = try Bool(from: &reader)
         tombstone = try Bool?(from: &reader)
         persistentReference = try PersistentReference?(from: &reader)
         let limit = try Int64?(from: &reader)
-        guard (limit ?? 0) >= 0 else { throw StoreError(.decode, "a negative limit") }
+        guard (limit ?? 0) >= 0 else { throw CodecError(.malformed, "a negative limit") }
         self.limit = limit.map { Int(clamping: $0) }
         hostOrSubdomain = try String?(from: &reader)
     }
@@ -78,7 +78,7 @@ extension Caller: WireCodable {
         presenceReuse.write(to: &writer)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init(accessGroups: try [String](from: &reader), interactionAllowed: try Bool(from: &reader))
         skipsUntrusted = try Bool(from: &reader)
         presenceReuse = try UInt32(from: &reader)
@@ -94,7 +94,7 @@ extension NewItem: WireCodable {
         access.write(to: &writer)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init(itemClass: try ItemClass(from: &reader), attributes: try [String: AttributeValue](from: &reader),
                   secret: try Data?(from: &reader), accessControlFlags: try UInt64?(from: &reader), access: try ItemAccess?(from: &reader))
     }
@@ -108,7 +108,7 @@ extension ItemChanges: WireCodable {
         access.write(to: &writer)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init()
         attributes = try [String: AttributeValue](from: &reader)
         secret = try Data?(from: &reader)
@@ -129,7 +129,7 @@ extension StoredItem: WireCodable {
         access.write(to: &writer)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init(itemClass: try ItemClass(from: &reader), rowID: try Int64(from: &reader),
                   persistentReference: try PersistentReference(from: &reader), isTombstone: try Bool(from: &reader),
                   attributes: try [String: AttributeValue](from: &reader), accessControlFlags: try UInt64?(from: &reader),
@@ -144,7 +144,7 @@ extension KeychainStatus: WireCodable {
         isForeign.write(to: &writer)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
+    package init(from reader: inout ByteReader) throws(CodecError) {
         self.init(hasPassword: try Bool(from: &reader), isUnlocked: try Bool(from: &reader), isForeign: try Bool(from: &reader))
     }
 }
@@ -152,5 +152,5 @@ extension KeychainStatus: WireCodable {
 /// The header's own encoding (docs/file-format.md), as bytes.
 extension LockSettings: WireCodable {
     package func write(to writer: inout ByteWriter) { Data(encoded).write(to: &writer) }
-    package init(from reader: inout ByteReader) throws(StoreError) { try self.init(decoding: Array(try Data(from: &reader))) }
+    package init(from reader: inout ByteReader) throws(CodecError) { try self.init(decoding: Array(try Data(from: &reader))) }
 }

@@ -58,12 +58,12 @@ package struct SecretServiceAttributes: Sendable, Equatable, WireCodable {
         attributes.sorted { $0.key < $1.key }.map { [$0.key, $0.value] }.write(to: &writer)
     }
 
-    package init(from reader: inout ByteReader) throws(StoreError) {
-        guard try reader.u8() == 1 else { throw StoreError(.decode, "unknown lookup-attribute version") }
+    package init(from reader: inout ByteReader) throws(CodecError) {
+        guard try reader.u8() == 1 else { throw CodecError(.malformed, "unknown lookup-attribute version") }
         contentType = try String(from: &reader)
         var attributes: [String: String] = [:]
         for pair in try [[String]](from: &reader) {
-            guard pair.count == 2 else { throw StoreError(.decode, "a lookup attribute is not a pair") }
+            guard pair.count == 2 else { throw CodecError(.malformed, "a lookup attribute is not a pair") }
             attributes[pair[0]] = pair[1]
         }
         self.attributes = attributes

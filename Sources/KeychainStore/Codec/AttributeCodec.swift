@@ -24,14 +24,14 @@ enum AttributeCodec {
         }
     }
 
-    static func decode(from reader: inout ByteReader) throws(StoreError) -> [String: AttributeValue] {
+    static func decode(from reader: inout ByteReader) throws(CodecError) -> [String: AttributeValue] {
         let count = Int(try reader.u16())
         var result: [String: AttributeValue] = [:]
         result.reserveCapacity(count)
         for _ in 0..<count {
             let nameLength = Int(try reader.u8())
             guard let name = String(exactUTF8: try reader.take(nameLength)), !name.isEmpty else {
-                throw StoreError(.decode, "stored attribute name is not valid")
+                throw CodecError(.malformed, "stored attribute name is not valid")
             }
             let type = try reader.u8()
             let length = Int(try reader.u32())
@@ -40,21 +40,21 @@ enum AttributeCodec {
             switch type {
             case 0x73:
                 guard let s = String(exactUTF8: payload) else {
-                    throw StoreError(.decode, "stored string is not UTF-8")
+                    throw CodecError(.malformed, "stored string is not UTF-8")
                 }
                 value = .string(s)
             case 0x64: value = .data(Data(payload))
             case 0x6E, 0x74:
-                guard length == 8 else { throw StoreError(.decode, "stored number has the wrong size") }
+                guard length == 8 else { throw CodecError(.malformed, "stored number has the wrong size") }
                 var bits: UInt64 = 0
                 for (index, byte) in payload.enumerated() { bits |= UInt64(byte) << (8 * index) }
                 value = type == 0x6E ? .number(Int64(bitPattern: bits))
                     : .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits)))
             default:
-                throw StoreError(.decode, "stored attribute has an unknown type")
+                throw CodecError(.malformed, "stored attribute has an unknown type")
             }
             guard result.updateValue(value, forKey: name) == nil else {
-                throw StoreError(.decode, "stored attribute appears twice")
+                throw CodecError(.malformed, "stored attribute appears twice")
             }
         }
         return result

@@ -39,16 +39,16 @@ package struct ItemMetadata: Sendable, Equatable {
         self.access = access
     }
 
-    package init(decoding bytes: [UInt8]) throws(StoreError) {
+    package init(decoding bytes: [UInt8]) throws(CodecError) {
         var reader = ByteReader(bytes)
-        guard try reader.u8() == Self.version else { throw StoreError(.decode, "unknown item metadata version") }
+        guard try reader.u8() == Self.version else { throw CodecError(.malformed, "unknown item metadata version") }
         let flags = try reader.u8()
-        guard flags & ~7 == 0 else { throw StoreError(.decode, "unknown item metadata flags") }
+        guard flags & ~7 == 0 else { throw CodecError(.malformed, "unknown item metadata flags") }
         secretTag = try reader.takeData(16)
         hasSecret = flags & 1 != 0
         accessControlFlags = flags & 2 != 0 ? try reader.u64() : nil
         access = flags & 4 != 0 ? try ItemAccess(from: &reader) : nil
         attributes = try AttributeCodec.decode(from: &reader)
-        guard reader.remaining == 0 else { throw StoreError(.decode, "item metadata has trailing bytes") }
+        guard reader.remaining == 0 else { throw CodecError(.malformed, "item metadata has trailing bytes") }
     }
 }

@@ -12,12 +12,12 @@ package enum Padding {
         return writer.bytes
     }
 
-    package static func unpad(_ padded: [UInt8]) throws(StoreError) -> [UInt8] {
+    package static func unpad(_ padded: [UInt8]) throws(CodecError) -> [UInt8] {
         var reader = ByteReader(padded)
         let length = Int(try reader.u32())
         let content = try reader.take(length)
         guard try reader.take(reader.remaining).allSatisfy({ $0 == 0 }) else {
-            throw StoreError(.decode, "padding is not zero")
+            throw CodecError(.malformed, "padding is not zero")
         }
         return Array(content)
     }

@@ -122,7 +122,12 @@ enum KeychainFile {
             throw StoreError(.wrongVersion, "the keychain was written by a newer version (format \(version))")
         }
         let kdf = try values["kdf"]?.blob.map { (data: Data) throws(StoreError) in try PasswordKDF(decoding: data) }
-        let settings = try values["settings"]?.blob.map { (data: Data) throws(StoreError) in try LockSettings(decoding: Array(data)) }
+        let settings = try values["settings"]?.blob.map { (data: Data) throws(StoreError) in
+            do throws(CodecError) { return try LockSettings(decoding: Array(data)) } catch {
+                // A version this build does not know is a header it cannot read.
+                throw error.code == .malformed ? StoreError(.invalidKeychain, error.message) : StoreError(error)
+            }
+        }
         return Header(id: id, kdf: kdf, settings: settings ?? LockSettings(), format: version,
                       epoch: values["epoch"]?.integer ?? 0, mac: values["mac"]?.blob)
     }

@@ -104,13 +104,17 @@ package struct PasswordKDF: Sendable, Equatable {
 
     package init(decoding data: Data) throws(StoreError) {
         var reader = ByteReader(Array(data))
-        guard Array(try reader.take(6)) == Array("scrypt".utf8) else {
-            throw StoreError(.invalidKeychain, "the keychain's password function is unknown")
+        let name: [UInt8]
+        do throws(CodecError) {
+            name = Array(try reader.take(6))
+            logN = try reader.u8()
+            r = try reader.u32()
+            p = try reader.u32()
+            salt = try reader.takeData(16)
+        } catch {
+            throw StoreError(.invalidKeychain, "the keychain's password parameters are cut short")
         }
-        logN = try reader.u8()
-        r = try reader.u32()
-        p = try reader.u32()
-        salt = try reader.takeData(16)
+        guard name == Array("scrypt".utf8) else { throw StoreError(.invalidKeychain, "the keychain's password function is unknown") }
         guard reader.remaining == 0, logN >= 10, logN <= Self.ceilingLogN, r >= 1, r <= 64, p >= 1, p <= Self.maximumParallelism,
               128 * Int(r) << Int(logN) <= Self.maximumMemory else {
             throw StoreError(.invalidKeychain, "the keychain's password parameters are out of range")

@@ -50,7 +50,7 @@ struct RowCipher {
     func openMetadata(_ blob: Data, keys: ClassKeys) throws(StoreError) -> ItemMetadata {
         var plain = Array(try KeychainCrypto.open(blob, key: keys.metadata, context: context("metadata")))
         defer { zeroize(&plain) }
-        return try ItemMetadata(decoding: try Padding.unpad(plain))
+        do throws(CodecError) { return try ItemMetadata(decoding: try Padding.unpad(plain)) } catch { throw StoreError(error) }
     }
 
     func sealSecret(_ secret: Data, tag: Data, keys: ClassKeys) throws(StoreError) -> Data {
@@ -68,7 +68,7 @@ struct RowCipher {
         let itemKey = try KeychainCrypto.unwrap(wrapped, under: keys.secretWrapping)
         var plain = Array(try KeychainCrypto.open(sealed, key: itemKey, context: context("secret", tag: tag)))
         defer { zeroize(&plain) }
-        return Data(try Padding.unpad(plain))
+        do throws(CodecError) { return Data(try Padding.unpad(plain)) } catch { throw StoreError(error) }
     }
 
     /// The secret blob with its item key wrapped under `new` instead of `old` (a re-key): the
