@@ -197,13 +197,28 @@ let linuxTargets: [Target] = [
         ],
         swiftSettings: strictSwift
     ),
+    // D-Bus through sd-bus (libsystemd): a connection served by one thread, calls, values and
+    // signals. The Secret Service provider and the importer's client both use it.
     .target(
-        name: "KeyhavenSecretService",
+        name: "KeyhavenDBus",
+        dependencies: ["KeychainModel", "CSystemdBus"],
+        swiftSettings: strictSwift
+    ),
+    // What the Secret Service's provider and its clients share: its names, the sessions secrets
+    // cross the bus in (plain, and Diffie-Hellman with OpenSSL), and how an item is a keychain item.
+    .target(
+        name: "KeyhavenSecretServiceCore",
         dependencies: [
-            "KeyhavenAgent", "KeychainStore", "KeychainModel", "CSystemdBus", "COpenSSL",
+            "KeychainModel", "KeyhavenDBus", "COpenSSL",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
         ],
+        swiftSettings: strictSwift
+    ),
+    // The Secret Service provider (org.freedesktop.secrets) over the agent's keychains.
+    .target(
+        name: "KeyhavenSecretService",
+        dependencies: ["KeyhavenAgent", "KeyhavenDBus", "KeyhavenSecretServiceCore", "KeychainStore", "KeychainModel"],
         swiftSettings: strictSwift
     ),
     .executableTarget(
@@ -237,8 +252,18 @@ let linuxTargets: [Target] = [
     .target(
         name: "KeyhavenPKI",
         dependencies: [
-            "KeyhavenCLI", "KeychainModel", "KeyhavenAgentClient", "KeychainKeys", "KeyhavenSecretService",
+            "KeyhavenCLI", "KeychainModel", "KeyhavenAgentClient", "KeychainKeys",
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
+        swiftSettings: strictSwift
+    ),
+    // `import-secrets`: password exports (CSV), a pass store, and another Secret Service provider
+    // read through D-Bus; run by keyhaven-pki.
+    .target(
+        name: "KeyhavenImport",
+        dependencies: [
+            "KeyhavenCLI", "KeychainModel", "KeyhavenAgentClient", "KeyhavenDBus", "KeyhavenSecretServiceCore",
             .product(name: "SwiftCSV", package: "SwiftCSV"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],
@@ -246,7 +271,7 @@ let linuxTargets: [Target] = [
     ),
     .executableTarget(
         name: "keyhaven-pki",
-        dependencies: ["KeyhavenPKI"],
+        dependencies: ["KeyhavenCLI", "KeyhavenPKI", "KeyhavenImport"],
         swiftSettings: strictSwift
     ),
     .executableTarget(

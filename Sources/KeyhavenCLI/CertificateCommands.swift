@@ -3,7 +3,7 @@ import FoundationEssentials
 import KeychainModel
 
 /// `find-certificate`: security(1)'s, over the certificate items.
-package struct FindCertificate: PKICommand {
+package struct FindCertificate: HelperCommand {
     package static let configuration = CommandConfiguration(commandName: "find-certificate",
                                                     abstract: "Find a certificate (the first, or all with -a).").underKeyhaven
     @Flag(name: .customShort("a"), help: "Find all matching certificates, not just the first.") package var all = false
@@ -16,12 +16,12 @@ package struct FindCertificate: PKICommand {
 
     package init() {}
 
-    package func run() throws { try PKIDispatch.run(self) }
+    package func run() throws { try HelperDispatch.run(self) }
 }
 
 /// `find-identity`: the certificates whose private key is in the keychain, numbered, with their
 /// SHA-1 hashes, as security(1) lists them.
-package struct FindIdentity: PKICommand {
+package struct FindIdentity: HelperCommand {
     package static let configuration = CommandConfiguration(
         commandName: "find-identity", abstract: "List identities: certificates whose private key is in the keychain.",
         discussion: "Keyhaven evaluates no trust chains: -v lists the identities within their validity dates.").underKeyhaven
@@ -33,5 +33,5 @@ package struct FindIdentity: PKICommand {
 
     package init() {}
 
-    package func run() throws { try PKIDispatch.run(self) }
+    package func run() throws { try HelperDispatch.run(self) }
 }

@@ -5,7 +5,7 @@ import KeychainModel
 /// `create-keypair` (a Linux addition; macOS's security(1) has none): a new private key stored in
 /// the keychain, as `SecKeyCreateRandomKey` with `kSecAttrIsPermanent` makes it; prints the public
 /// key as PEM.
-package struct CreateKeyPair: PKICommand {
+package struct CreateKeyPair: HelperCommand {
     package static let configuration = CommandConfiguration(
         commandName: "create-keypair", abstract: "Create a private key in a keychain and print its public key (PEM).",
         discussion: "A Linux addition. The key is what SecKeyCreateRandomKey with kSecAttrIsPermanent stores: "
@@ -23,5 +23,5 @@ package struct CreateKeyPair: PKICommand {
 
     package init() {}
 
-    package func run() throws { try PKIDispatch.run(self) }
+    package func run() throws { try HelperDispatch.run(self) }
 }

@@ -18,22 +18,22 @@ package struct CertificateSelection: ParsableArguments {
 }
 
 /// `delete-certificate`.
-package struct DeleteCertificate: PKICommand {
+package struct DeleteCertificate: HelperCommand {
     package static let configuration = CommandConfiguration(commandName: "delete-certificate", abstract: "Delete a certificate.").underKeyhaven
     @OptionGroup package var selection: CertificateSelection
 
     package init() {}
 
-    package func run() throws { try PKIDispatch.run(self) }
+    package func run() throws { try HelperDispatch.run(self) }
 }
 
 /// `delete-identity`: the certificate and its private key (kept when another certificate uses it).
-package struct DeleteIdentity: PKICommand {
+package struct DeleteIdentity: HelperCommand {
     package static let configuration = CommandConfiguration(commandName: "delete-identity",
                                                     abstract: "Delete an identity: its certificate and its private key.").underKeyhaven
     @OptionGroup package var selection: CertificateSelection
 
     package init() {}
 
-    package func run() throws { try PKIDispatch.run(self) }
+    package func run() throws { try HelperDispatch.run(self) }
 }

@@ -5,7 +5,7 @@ import KeychainModel
 /// `export`: security(1)'s, over what `SecItemExport` writes: certificates, keys and identities
 /// as X.509, OpenSSL, BSAFE, encrypted PKCS#8, PEM sequences or PKCS#12. Keys stored as not
 /// extractable are never exported.
-package struct ExportItems: PKICommand {
+package struct ExportItems: HelperCommand {
     package static let configuration = CommandConfiguration(
         commandName: "export", abstract: "Export certificates, keys or identities from a keychain.",
         discussion: "Types (-t): certs, allKeys, pubKeys, privKeys, identities, all (default). Formats (-f): openssl, bsafe, pkcs8 "
@@ -33,5 +33,5 @@ package struct ExportItems: PKICommand {
 
     package init() {}
 
-    package func run() throws { try PKIDispatch.run(self) }
+    package func run() throws { try HelperDispatch.run(self) }
 }

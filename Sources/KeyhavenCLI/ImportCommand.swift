@@ -4,7 +4,7 @@ import KeychainModel
 
 /// `import`: security(1)'s. Reads what `SecItemImport` reads (PKCS#12 files, certificates, keys,
 /// PEM sequences, encrypted keys) and adds it to a keychain; a failed import adds nothing.
-package struct ImportItems: PKICommand {
+package struct ImportItems: HelperCommand {
     package static let configuration = CommandConfiguration(
         commandName: "import", abstract: "Import certificates, keys and identities into a keychain.",
         discussion: "Formats (-f): pkcs12 (.p12, .pfx), x509 (one DER certificate), openssl (SEC1, PKCS#1 or SubjectPublicKeyInfo keys), "
@@ -33,7 +33,7 @@ package struct ImportItems: PKICommand {
 
     package init() {}
 
-    package func run() throws { try PKIDispatch.run(self) }
+    package func run() throws { try HelperDispatch.run(self) }
 }
 
 /// security(1)'s format names for `-f`, and which of them may be wrapped (`-w`).

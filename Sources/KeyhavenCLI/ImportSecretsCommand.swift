@@ -3,7 +3,7 @@ import FoundationEssentials
 import KeychainModel
 
 /// `import-secrets`: moves passwords in from the tools people used before (README, "Moving in").
-package struct ImportSecrets: PKICommand {
+package struct ImportSecrets: HelperCommand {
     package static let configuration = CommandConfiguration(
         commandName: "import-secrets", abstract: "Import passwords from another password store (a Linux addition).",
         discussion: "--from csv FILE reads the CSV exports of Chromium, Firefox, Bitwarden, 1Password and KeePassXC (their header "
@@ -31,5 +31,5 @@ package struct ImportSecrets: PKICommand {
         }
     }
 
-    package func run() throws { try PKIDispatch.run(self) }
+    package func run() throws { try HelperDispatch.run(self) }
 }

@@ -38,7 +38,7 @@ package struct KeyhavenCommand: ParsableCommand {
     /// Runs the command line: a password option given without a value (`-w` last, `-p` followed
     /// by another option) becomes a prompt, as in security(1).
     package static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
-        PKIDispatch.originalArguments = arguments
+        HelperDispatch.originalArguments = arguments
         var arguments = arguments
         // Which options take a password in which subcommand (elsewhere -w is a flag).
         let passwordOptions: [String: Set<String>] = [

@@ -3,10 +3,10 @@ import ArgumentParser
 /// A `sync` subcommand. Its options live here, so `keyhaven` parses and documents it; its work
 /// (HTTP, the sync engine) lives in `keyhaven-sync`, installed beside `keyhaven`, which `keyhaven`
 /// runs in its place, as it runs `keyhaven-pki` for the certificate subcommands.
-package protocol SyncSubcommand: PKICommand {}
+package protocol SyncSubcommand: HelperCommand {}
 
 extension SyncSubcommand {
-    package func run() throws { try PKIDispatch.run(self, executable: "keyhaven-sync") }
+    package func run() throws { try HelperDispatch.run(self, executable: "keyhaven-sync") }
 }
 
 /// `keyhaven sync`: this keychain home's synchronizable items, end to end encrypted, on every

@@ -6,8 +6,8 @@ import KeyhavenCLI
 
 /// `create-keypair`'s work: a new private key stored as `SecKeyCreateRandomKey` with
 /// `kSecAttrIsPermanent` stores it; its public key printed as PEM.
-extension CreateKeyPair: PKIWork {
-    func work() throws {
+extension CreateKeyPair: HelperWork {
+    package func work() throws {
         try perform("SecKeyCreateRandomKey") { () throws(StoreError) in
             let kind: KeyKind
             if algorithm == "ec" {

@@ -28,8 +28,8 @@ enum CertificateDeletion {
     }
 }
 
-extension DeleteCertificate: PKIWork {
-    func work() throws {
+extension DeleteCertificate: HelperWork {
+    package func work() throws {
         try perform("SecKeychainItemDelete") { () throws(StoreError) in
             let session = try Session.open()
             let certificate = try selection.select(try CertificateWork.certificates(selection.keychains, session: session))
@@ -39,8 +39,8 @@ extension DeleteCertificate: PKIWork {
     }
 }
 
-extension DeleteIdentity: PKIWork {
-    func work() throws {
+extension DeleteIdentity: HelperWork {
+    package func work() throws {
         try perform("SecKeychainItemDelete") { () throws(StoreError) in
             let session = try Session.open()
             let identity = try selection.select(try CertificateWork.identities(selection.keychains, session: session))

@@ -5,8 +5,8 @@ import KeychainModel
 import KeyhavenCLI
 
 /// `export`'s work, over what `SecItemExport` writes. Keys stored as not extractable are never exported.
-extension ExportItems: PKIWork {
-    func work() throws {
+extension ExportItems: HelperWork {
+    package func work() throws {
         try perform("SecKeychainItemExport") { () throws(StoreError) in
             let session = try Session.open()
             let path = try session.path(keychain)

@@ -5,8 +5,8 @@ import KeychainModel
 import KeyhavenCLI
 
 /// `find-certificate`'s work: the certificate items, matched and printed as security(1) prints them.
-extension FindCertificate: PKIWork {
-    func work() throws {
+extension FindCertificate: HelperWork {
+    package func work() throws {
         try perform("SecKeychainSearchCopyNext") { () throws(StoreError) in
             let session = try Session.open()
             var found = try CertificateWork.certificates(keychains, session: session).filter {
@@ -34,8 +34,8 @@ extension FindCertificate: PKIWork {
 
 /// `find-identity`'s work: the certificates whose private key is in the keychain, numbered, with
 /// their SHA-1 hashes.
-extension FindIdentity: PKIWork {
-    func work() throws {
+extension FindIdentity: HelperWork {
+    package func work() throws {
         try perform("SecIdentitySearchCopyNext") { () throws(StoreError) in
             let session = try Session.open()
             let identities = try CertificateWork.identities(keychains, session: session).filter {

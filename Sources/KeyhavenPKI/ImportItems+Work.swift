@@ -6,8 +6,8 @@ import KeyhavenCLI
 
 /// `import`'s work: what `SecItemImport` reads (PKCS#12 files, certificates, keys, PEM sequences,
 /// encrypted keys), added to a keychain; a failed import adds nothing.
-extension ImportItems: PKIWork {
-    func work() throws {
+extension ImportItems: HelperWork {
+    package func work() throws {
         try perform("SecKeychainItemImport") { () throws(StoreError) in
             guard let bytes = FileManager.default.contents(atPath: file) else {
                 throw StoreError(.invalidParameter, "cannot read \(file)")

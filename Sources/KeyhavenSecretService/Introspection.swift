@@ -1,4 +1,6 @@
 /// The introspection data of the Secret Service's objects (specification 0.2's interfaces).
+import KeyhavenDBus
+import KeyhavenSecretServiceCore
 enum Introspection {
     static func document(interfaces: [String], children: [String]) -> String {
         """

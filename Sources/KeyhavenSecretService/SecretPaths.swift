@@ -3,6 +3,8 @@ import Glibc
 #endif
 import FoundationEssentials
 import KeychainModel
+import KeyhavenDBus
+import KeyhavenSecretServiceCore
 
 /// The Secret Service's object paths and what they name: collections are the keychains of the
 /// home (`<name>.keychain-db`), the alias `default` the default keychain (wherever it is), the
@@ -14,7 +16,7 @@ package enum SecretObject: Equatable, Sendable {
     case session(String)
     case prompt(String)
 
-    static let root = "/org/freedesktop/secrets"
+    static let root = SecretServiceNames.root
     static let collectionPrefix = root + "/collection/"
     static let aliasPrefix = root + "/aliases/"
     static let sessionPrefix = root + "/session/"

@@ -3,17 +3,17 @@ import KeychainModel
 import KeychainStore
 import KeyhavenAgent
 import KeyhavenAgentClient
+import KeyhavenDBus
+import KeyhavenSecretServiceCore
 
 /// `org.freedesktop.Secret.Collection` (a keychain) and `org.freedesktop.Secret.Item`.
 extension SecretService {
-    static let collectionInterface = "org.freedesktop.Secret.Collection"
-    static let itemInterface = "org.freedesktop.Secret.Item"
     static let labelProperty = "org.freedesktop.Secret.Item.Label"
     static let attributesProperty = "org.freedesktop.Secret.Item.Attributes"
 
     func collectionMethod(_ method: Method, keychain: String, path: String) throws(BusError) -> ([BusValue], Bool) {
         let a = method.arguments
-        let i = Self.collectionInterface
+        let i = SecretServiceNames.collectionInterface
         let collection = SecretObject.collectionPath(for: keychain)
         if try method.is(i, "SearchItems", "a{ss}") {
             let wanted = try a[0].searchAttributes()
@@ -32,7 +32,7 @@ extension SecretService {
             _ = try context(method.call)
             let response = agent.respond(to: .deleteKeychain(keychain: keychain))
             if let error = response.error { throw BusError(error) }
-            emit(SecretObject.root, Self.serviceInterface, "CollectionDeleted", [.objectPath(collection)])
+            emit(SecretObject.root, SecretServiceNames.serviceInterface, "CollectionDeleted", [.objectPath(collection)])
             return ([.objectPath("/")], false)
         }
         throw method.unknown
@@ -55,7 +55,7 @@ extension SecretService {
         let label = properties[Self.labelProperty]?.stringValue
         let lookup = SecretServiceAttributes(attributes: attributes, contentType: contentType)
         do { try lookup.validate() } catch { throw .invalidArguments(error.message) }
-        let keychainAttributes = Self.keychainAttributes(lookup, label: label ?? "")
+        let keychainAttributes = SecretItemMapping.keychainAttributes(lookup, label: label ?? "")
 
         if replace, let existing = try items(in: keychain, matching: attributes, context)
             .first(where: { Self.lookupAttributes($0) == attributes }) {
@@ -64,7 +64,7 @@ extension SecretService {
             changes.secret = value
             try change(existing.persistentReference, in: keychain, changes, context, path: collection)
             let path = SecretObject.itemPath(collection: collection, reference: existing.persistentReference) ?? "/"
-            emit(collection, Self.collectionInterface, "ItemChanged", [.objectPath(path)])
+            emit(collection, SecretServiceNames.collectionInterface, "ItemChanged", [.objectPath(path)])
             return [.objectPath(path), .objectPath("/")]
         }
         let item = NewItem(itemClass: .genericPassword, attributes: keychainAttributes, secret: value)
@@ -79,7 +79,7 @@ extension SecretService {
         guard let stored = added.items?.first, let path = SecretObject.itemPath(collection: collection, reference: stored.persistentReference) else {
             throw .failed("the new item has no identity")
         }
-        emit(collection, Self.collectionInterface, "ItemCreated", [.objectPath(path)])
+        emit(collection, SecretServiceNames.collectionInterface, "ItemCreated", [.objectPath(path)])
         return [.objectPath(path), .objectPath("/")]
     }
 
@@ -89,7 +89,7 @@ extension SecretService {
 
     func itemMethod(_ method: Method, keychain: String, collection: String, reference: PersistentReference,
                     path: String) throws(BusError) -> ([BusValue], Bool) {
-        let i = Self.itemInterface
+        let i = SecretServiceNames.itemInterface
         let context = try context(method.call)
         if try method.is(i, "GetSecret", "o") {
             let session = try session(method.arguments[0].stringValue ?? "", for: method.call)
@@ -113,7 +113,7 @@ extension SecretService {
                 changes.attributes[SecretServiceAttributes.attributeName] = lookup.attributeValue
             }
             try change(reference, in: keychain, changes, context, path: path)
-            emit(collection, Self.collectionInterface, "ItemChanged", [.objectPath(path)])
+            emit(collection, SecretServiceNames.collectionInterface, "ItemChanged", [.objectPath(path)])
             return ([], false)
         }
         if try method.is(i, "Delete", "") {
@@ -123,7 +123,7 @@ extension SecretService {
             query.persistentReference = reference
             query.matchAnySynchronizable = true
             _ = try perform(.delete(keychains: [keychain], query: query, caller: Self.caller, makeTombstones: false), context)
-            emit(collection, Self.collectionInterface, "ItemDeleted", [.objectPath(path)])
+            emit(collection, SecretServiceNames.collectionInterface, "ItemDeleted", [.objectPath(path)])
             return ([.objectPath("/")], false)
         }
         throw method.unknown

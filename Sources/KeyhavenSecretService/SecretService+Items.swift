@@ -3,6 +3,8 @@ import KeychainModel
 import KeychainStore
 import KeyhavenAgent
 import KeyhavenAgentClient
+import KeyhavenDBus
+import KeyhavenSecretServiceCore
 
 /// Items: generic passwords seen through their lookup attributes (``SecretServiceAttributes``).
 extension SecretService {
@@ -50,25 +52,6 @@ extension SecretService {
     static func carries(_ item: StoredItem, _ wanted: [String: String]) -> Bool {
         let attributes = lookupAttributes(item)
         return wanted.allSatisfy { attributes[$0.key] == $0.value }
-    }
-
-    /// The keychain attributes of an item made or changed through D-Bus: `svce` is the
-    /// `service` attribute, or (without one) all attributes but the account, written out, so
-    /// that items with different attributes never share Apple's primary key; `acct` the account.
-    package static func keychainAttributes(_ lookup: SecretServiceAttributes, label: String?) -> [String: AttributeValue] {
-        var attributes: [String: AttributeValue] = [:]
-        let accountKey = SecretServiceAttributes.accountKeys.first { lookup.attributes[$0] != nil }
-        let account = accountKey.flatMap { lookup.attributes[$0] } ?? ""
-        let service = lookup.attributes[SecretServiceAttributes.serviceKey] ?? lookup.attributes
-            .filter { $0.key != accountKey }
-            .sorted { $0.key < $1.key }
-            .map { "\($0.key)=\($0.value)" }
-            .joined(separator: " ")
-        attributes["svce"] = .string(service)
-        attributes["acct"] = .string(account)
-        attributes[SecretServiceAttributes.attributeName] = lookup.attributeValue
-        if let label { attributes["labl"] = .string(label) }
-        return attributes
     }
 
     /// Items of `keychain` matching `attributes`, without the agent's own (its reserved groups).

@@ -6,6 +6,8 @@ import KeychainModel
 import KeychainStore
 import KeyhavenAgent
 import KeyhavenAgentClient
+import KeyhavenDBus
+import KeyhavenSecretServiceCore
 
 /// `org.freedesktop.DBus.Properties` and `org.freedesktop.DBus.Introspectable` of every object.
 extension SecretService {
@@ -33,10 +35,10 @@ extension SecretService {
     private func propertyValues(_ object: SecretObject, interface: String, _ call: BusCall) throws(BusError) -> [(String, BusValue)] {
         switch object {
         case .service:
-            guard interface.isEmpty || interface == Self.serviceInterface else { return [] }
+            guard interface.isEmpty || interface == SecretServiceNames.serviceInterface else { return [] }
             return [("Collections", .paths(keychains().map(SecretObject.collectionPath(for:))))]
         case .collection(let keychain, _):
-            guard interface.isEmpty || interface == Self.collectionInterface else { return [] }
+            guard interface.isEmpty || interface == SecretServiceNames.collectionInterface else { return [] }
             let collection = SecretObject.collectionPath(for: keychain)
             let locked = isLocked(keychain)
             let items = locked ? lockedItemPaths(in: keychain, collection: collection, matching: [:])
@@ -49,7 +51,7 @@ extension SecretService {
                     ("Created", .uint64(exists ? UInt64(max(0, info.st_ctim.tv_sec)) : 0)),
                     ("Modified", .uint64(exists ? UInt64(max(0, info.st_mtim.tv_sec)) : 0))]
         case .item(let keychain, _, let reference, let path):
-            guard interface.isEmpty || interface == Self.itemInterface else { return [] }
+            guard interface.isEmpty || interface == SecretServiceNames.itemInterface else { return [] }
             if isLocked(keychain) {
                 // Its label, attributes and dates are encrypted with it: a locked item shows none
                 // (as gnome-keyring's do), only that it is there and locked.
@@ -72,7 +74,7 @@ extension SecretService {
     }
 
     private func setProperty(_ object: SecretObject, interface: String, name: String, value: BusValue, _ call: BusCall) throws(BusError) {
-        guard case .item(let keychain, let collection, let reference, let path) = object, interface == Self.itemInterface else {
+        guard case .item(let keychain, let collection, let reference, let path) = object, interface == SecretServiceNames.itemInterface else {
             throw BusError("org.freedesktop.DBus.Error.PropertyReadOnly", "\(interface).\(name) cannot be set here")
         }
         guard !isLocked(keychain) else { throw .isLocked("the item") }
@@ -87,12 +89,12 @@ extension SecretService {
             let current = try item(reference, in: keychain, withSecret: false, context, path: path)
             let lookup = SecretServiceAttributes(attributes: attributes, contentType: Self.contentType(current))
             do { try lookup.validate() } catch { throw .invalidArguments(error.message) }
-            changes.attributes = Self.keychainAttributes(lookup, label: nil)
+            changes.attributes = SecretItemMapping.keychainAttributes(lookup, label: nil)
         default:
             throw BusError("org.freedesktop.DBus.Error.PropertyReadOnly", "\(interface).\(name) cannot be set")
         }
         try change(reference, in: keychain, changes, context, path: path)
-        emit(collection, Self.collectionInterface, "ItemChanged", [.objectPath(path)])
+        emit(collection, SecretServiceNames.collectionInterface, "ItemChanged", [.objectPath(path)])
     }
 
     func introspect(_ object: SecretObject, call: BusCall) throws(BusError) -> String {

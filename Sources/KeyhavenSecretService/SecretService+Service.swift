@@ -3,14 +3,15 @@ import KeychainModel
 import KeychainStore
 import KeyhavenAgent
 import KeyhavenAgentClient
+import KeyhavenDBus
+import KeyhavenSecretServiceCore
 
 /// `org.freedesktop.Secret.Service` on `/org/freedesktop/secrets`.
 extension SecretService {
-    static let serviceInterface = "org.freedesktop.Secret.Service"
 
     func serviceMethod(_ method: Method) throws(BusError) -> ([BusValue], Bool) {
         let a = method.arguments
-        let i = Self.serviceInterface
+        let i = SecretServiceNames.serviceInterface
         if try method.is(i, "OpenSession", "sv") {
             return (try openSession(method.call, algorithm: a[0].stringValue ?? "", input: a[1]), false)
         }
@@ -154,7 +155,7 @@ extension SecretService {
         _ = try context(call)
         let response = agent.respond(to: .create(keychain: keychain, password: nil))
         if let error = response.error { throw BusError(error) }
-        emit(SecretObject.root, Self.serviceInterface, "CollectionCreated", [.objectPath(path)])
+        emit(SecretObject.root, SecretServiceNames.serviceInterface, "CollectionCreated", [.objectPath(path)])
         return [.objectPath(path), .objectPath("/")]
     }
 
@@ -179,7 +180,7 @@ extension SecretService {
                         guard let client = context.client, let identity = context.identity else { throw StoreError(.interactionNotAllowed, "no client") }
                         try agent.prompter.unlock(try agent.database(keychain), client: client, identity: identity)
                         agent.onChangeNotify()
-                        emit(SecretObject.root, Self.serviceInterface, "CollectionChanged", [.objectPath(SecretObject.collectionPath(for: keychain))])
+                        emit(SecretObject.root, SecretServiceNames.serviceInterface, "CollectionChanged", [.objectPath(SecretObject.collectionPath(for: keychain))])
                     } catch {
                         dismissed = true
                         break

@@ -5,6 +5,8 @@ import KeychainStore
 import KeyhavenAgent
 import KeyhavenAgentClient
 import Synchronization
+import KeyhavenDBus
+import KeyhavenSecretServiceCore
 
 /// The freedesktop Secret Service (`org.freedesktop.secrets`, specification 0.2) over the
 /// agent's keychains (docs/secret-service.md).
@@ -13,7 +15,6 @@ import Synchronization
 /// through ``AgentService`` (the same access checks as the agent's socket clients, prompts
 /// included) and queues the answer back to the bus thread.
 package final class SecretService: Sendable {
-    package static let busName = "org.freedesktop.secrets"
     let agent: AgentService
     let connection: BusConnection
     let workers = DispatchQueue(label: "keyhaven.secret-service", attributes: .concurrent)
@@ -42,8 +43,8 @@ package final class SecretService: Sendable {
     /// Claims the name and registers the objects. Throws `.duplicateItem` when another provider
     /// owns the name (gnome-keyring, KeePassXC), `.notAvailable` without a session bus.
     package func start() throws(StoreError) {
-        guard try connection.claim(Self.busName) else {
-            throw StoreError(.duplicateItem, "another program already provides \(Self.busName) on this session bus; "
+        guard try connection.claim(SecretServiceNames.busName) else {
+            throw StoreError(.duplicateItem, "another program already provides \(SecretServiceNames.busName) on this session bus; "
                              + "stop it (gnome-keyring-daemon, KeePassXC) or run keyhavend without --secret-service")
         }
         try connection.serve(SecretObject.root, onCall: { [self] call in handle(call) }, onClientAppeared: { [self] name, pid in

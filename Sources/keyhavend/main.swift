@@ -9,6 +9,8 @@ import KeyhavenAgent
 import KeyhavenAgentClient
 import KeyhavenSecretService
 import KeyhavenSyncDevice
+import KeyhavenDBus
+import KeyhavenSecretServiceCore
 
 /// Writes a line to a file descriptor, unbuffered.
 func say(_ line: String, to fd: Int32 = 1) {
@@ -57,12 +59,12 @@ func handOver(home: KeychainHome) -> Never {
         let client = try AgentClient(socket: AgentSocket.current(), home: home.path)
         let response = try client.send(.provideSecretService(busAddress: address))
         if let error = response.error { throw error }
-        say("keyhavend: the running agent (pid \(response.pid ?? 0)) provides \(SecretService.busName) on the session bus "
+        say("keyhavend: the running agent (pid \(response.pid ?? 0)) provides \(SecretServiceNames.busName) on the session bus "
             + "for as long as this process runs")
         let fd = client.detach()
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         while poll(&descriptor, 1, -1) < 0 && errno == EINTR {}
-        say("keyhavend: the agent has exited; \(SecretService.busName) is no longer provided")
+        say("keyhavend: the agent has exited; \(SecretServiceNames.busName) is no longer provided")
         exit(0)
     } catch {
         say("keyhavend: \(error.message)", to: 2)
@@ -83,11 +85,11 @@ do {
     service.secretService.install { (address) throws(StoreError) in
         let secrets = SecretService(agent: service, connection: try BusConnection(address: address))
         try secrets.start()
-        say("keyhavend: providing \(SecretService.busName) on the session bus")
+        say("keyhavend: providing \(SecretServiceNames.busName) on the session bus")
         DispatchQueue(label: "keyhaven.bus").async { secrets.serve() }
         return {
             secrets.stop()
-            say("keyhavend: no longer providing \(SecretService.busName): the process that asked for it has gone")
+            say("keyhavend: no longer providing \(SecretServiceNames.busName): the process that asked for it has gone")
         }
     }
     let server: AgentServer

@@ -5,33 +5,53 @@ import Musl
 #endif
 import ArgumentParser
 
-/// A subcommand whose work needs certificates and keys (X.509, PKCS#12, key encodings:
-/// swift-certificates, swift-crypto and OpenSSL's libcrypto). Its options live here, so `keyhaven`
-/// parses, validates and documents it; its work lives in `keyhaven-pki`, a second executable
-/// installed beside `keyhaven`, which `keyhaven` runs in its place (`execv`, same arguments).
+/// A subcommand whose work lives in a helper executable installed beside `keyhaven`, which
+/// `keyhaven` runs in its place (`execv`, same arguments): its options live here, so `keyhaven`
+/// parses, validates and documents it. The helpers are `keyhaven-pki` (certificates and keys:
+/// X.509, PKCS#12 and key encodings, from swift-certificates, swift-crypto and OpenSSL's
+/// libcrypto; and the importers of `import-secrets`) and `keyhaven-sync` (the sync engine and its
+/// HTTP client).
 ///
 /// Why: linking those libraries made every `keyhaven` process a third slower to start
-/// (docs/benchmarks.md, "The command"), and password look-ups in
-/// scripts are what the command runs most.
-package protocol PKICommand: ParsableCommand {}
+/// (docs/benchmarks.md, "The command"), and password look-ups in scripts are what the command
+/// runs most.
+package protocol HelperCommand: ParsableCommand {}
 
-/// The work of the PKI subcommands, registered by `keyhaven-pki` before it parses.
-package protocol PKIWorker: Sendable {
-    func run(_ command: any PKICommand) throws
+/// A helper subcommand's work, in a module the helper executable links.
+package protocol HelperWork {
+    func work() throws
 }
 
-package enum PKIDispatch {
-    /// Set once by `keyhaven-pki`'s `main` before anything is parsed; nil in `keyhaven`.
-    nonisolated(unsafe) package static var worker: (any PKIWorker)?
+/// How a helper executable runs what it parsed.
+package protocol HelperWorker: Sendable {
+    func run(_ command: any HelperCommand) throws
+}
+
+/// The worker a helper registers: runs the work of whichever helper subcommand was parsed.
+package struct HelperWorkRunner: HelperWorker {
+    package init() {}
+
+    package func run(_ command: any HelperCommand) throws {
+        guard let work = command as? any HelperWork else {
+            printError("keyhaven: \(type(of: command)._commandName) has no work in this build")
+            throw ExitCode(1)
+        }
+        try work.work()
+    }
+}
+
+package enum HelperDispatch {
+    /// Set once by a helper's `main` before anything is parsed; nil in `keyhaven`.
+    nonisolated(unsafe) package static var worker: (any HelperWorker)?
     /// The command line as given, before the prompt sentinels were put in (they hold a NUL,
     /// which no `execv` argument can carry).
     nonisolated(unsafe) static var originalArguments: [String] = []
 
-    /// The name of the executable that does the PKI subcommands' work.
+    /// The helper that does the certificate, key and import subcommands' work.
     package static let executableName = "keyhaven-pki"
 
     /// Runs `command`'s work: here when a worker is registered, else in `executable` (beside this one).
-    static func run(_ command: any PKICommand, executable: String = executableName) throws {
+    static func run(_ command: any HelperCommand, executable: String = executableName) throws {
         if let worker {
             try worker.run(command)
             return

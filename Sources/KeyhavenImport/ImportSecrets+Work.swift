@@ -5,18 +5,19 @@ import Foundation
 import KeychainModel
 import KeyhavenAgentClient
 import KeyhavenCLI
-import KeyhavenSecretService
+import KeyhavenDBus
+import KeyhavenSecretServiceCore
 
 /// `import-secrets`'s work: every password of the source read first (a source that fails to
 /// read writes nothing), then each added unless the keychain has it already.
-extension ImportSecrets: PKIWork {
+extension ImportSecrets: HelperWork {
     /// What a source gives: the items, and what was left out and why.
     private struct Batch {
         var items: [NewItem]
         var leftOut: [String] = []
     }
 
-    func work() throws {
+    package func work() throws {
         try perform("SecKeychainItemImport") { () throws(StoreError) in
             let batch: Batch
             switch from {
@@ -94,7 +95,7 @@ extension ImportSecrets: PKIWork {
                 tooLarge += 1
                 continue
             }
-            batch.items.append(NewItem(itemClass: .genericPassword, attributes: SecretService.keychainAttributes(lookup, label: entry.label),
+            batch.items.append(NewItem(itemClass: .genericPassword, attributes: SecretItemMapping.keychainAttributes(lookup, label: entry.label),
                                        secret: entry.secret, access: .creatorOnly))
         }
         if tooLarge > 0 { batch.leftOut.append("\(tooLarge) with more attributes than a keychain item takes (64, 4096 bytes each) left out") }

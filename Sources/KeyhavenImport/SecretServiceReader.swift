@@ -3,6 +3,8 @@ import Glibc
 #endif
 import FoundationEssentials
 import KeychainModel
+import KeyhavenDBus
+import KeyhavenSecretServiceCore
 
 /// Reads every item of the Secret Service provider running on the session bus (gnome-keyring,
 /// KeePassXC), for `keyhaven import-secrets --from secret-service`: as a client, through a DH
@@ -25,8 +27,8 @@ package struct SecretServiceReader {
         package var lockedCollections: [String] = []
     }
 
-    static let name = SecretService.busName
-    static let root = SecretObject.root
+    static let name = SecretServiceNames.busName
+    static let root = SecretServiceNames.root
     private let connection: BusConnection
 
     package init() throws(StoreError) {
@@ -55,7 +57,7 @@ package struct SecretServiceReader {
                          progress: (Int, Int) -> Void = { _, _ in }) throws(StoreError) -> Result {
         do throws(BusError) {
             let exchange = try DiffieHellman()
-            let opened = try call(Self.root, SecretService.serviceInterface, "OpenSession",
+            let opened = try call(Self.root, SecretServiceNames.serviceInterface, "OpenSession",
                                   [.string(SecretSession.dhAlgorithm), .variant(.bytes(exchange.publicKey))])
             guard opened.count == 2, let providerKey = opened[0].bytesValue, case .objectPath(let path) = opened[1] else {
                 throw BusError.failed("the provider's OpenSession answer is not (v, o)")
@@ -63,16 +65,16 @@ package struct SecretServiceReader {
             let session = try SecretSession.client(path: path, exchange: exchange, providerPublicKey: providerKey)
             defer { _ = try? call(path, "org.freedesktop.Secret.Session", "Close") }
             var result = Result()
-            let collections = try connection.property(Self.name, Self.root, SecretService.serviceInterface, "Collections").pathsValue ?? []
+            let collections = try connection.property(Self.name, Self.root, SecretServiceNames.serviceInterface, "Collections").pathsValue ?? []
             for collection in collections {
-                let label = (try? connection.property(Self.name, collection, SecretService.collectionInterface, "Label").stringValue) ?? nil
+                let label = (try? connection.property(Self.name, collection, SecretServiceNames.collectionInterface, "Label").stringValue) ?? nil
                 var readable = true
                 if withSecrets { readable = try unlock(collection, promptSeconds: promptSeconds) }
                 guard readable else {
                     result.lockedCollections.append(label ?? collection)
                     continue
                 }
-                let items = try connection.property(Self.name, collection, SecretService.collectionInterface, "Items").pathsValue ?? []
+                let items = try connection.property(Self.name, collection, SecretServiceNames.collectionInterface, "Items").pathsValue ?? []
                 guard withSecrets else {
                     result.entries += items.map { _ in Entry(label: "", attributes: [:], secret: Data(), contentType: "", collection: label ?? collection) }
                     continue
@@ -81,14 +83,14 @@ package struct SecretServiceReader {
                 // In batches: one reply holds every secret it names.
                 for start in stride(from: 0, to: items.count, by: 50) {
                     let batch = Array(items[start..<min(items.count, start + 50)])
-                    let secrets = try call(Self.root, SecretService.serviceInterface, "GetSecrets",
+                    let secrets = try call(Self.root, SecretServiceNames.serviceInterface, "GetSecrets",
                                            [.array(element: "o", batch.map(BusValue.objectPath)), .objectPath(path)])
                     guard case .dictionary(_, _, let pairs)? = secrets.first else { throw BusError.failed("GetSecrets did not answer a{o(oayays)}") }
                     for pair in pairs {
                         guard case .objectPath(let item) = pair.key else { continue }
                         let (secret, contentType) = try session.decode(pair.value)
                         let properties = try connection.call(Self.name, item, "org.freedesktop.DBus.Properties", "GetAll",
-                                                             [.string(SecretService.itemInterface)])
+                                                             [.string(SecretServiceNames.itemInterface)])
                         let values = properties.first?.propertiesValue ?? [:]
                         result.entries.append(Entry(label: values["Label"]?.stringValue ?? "",
                                                     attributes: values["Attributes"]?.stringDictionaryValue ?? [:],
@@ -106,10 +108,10 @@ package struct SecretServiceReader {
 
     /// Unlocks a collection if it is locked, through the provider's prompt; false when it stays locked.
     private func unlock(_ collection: String, promptSeconds: Int) throws(BusError) -> Bool {
-        guard try connection.property(Self.name, collection, SecretService.collectionInterface, "Locked").boolValue == true else {
+        guard try connection.property(Self.name, collection, SecretServiceNames.collectionInterface, "Locked").boolValue == true else {
             return true
         }
-        let reply = try call(Self.root, SecretService.serviceInterface, "Unlock", [.array(element: "o", [.objectPath(collection)])])
+        let reply = try call(Self.root, SecretServiceNames.serviceInterface, "Unlock", [.array(element: "o", [.objectPath(collection)])])
         guard reply.count == 2, case .objectPath(let prompt) = reply[1] else { throw .failed("the provider's Unlock answer is not (ao, o)") }
         if prompt == "/" { return reply[0].pathsValue?.contains(collection) == true }
         let completed = try connection.awaitSignal(prompt, "org.freedesktop.Secret.Prompt", "Completed", seconds: promptSeconds) {

@@ -2,6 +2,8 @@ import COpenSSL
 import Crypto
 import FoundationEssentials
 import _CryptoExtras
+import KeyhavenDBus
+import KeychainModel
 
 /// One Secret Service session: how secrets cross the bus for one client (spec "Transfer of
 /// Secrets"). `plain` sends them as they are; `dh-ietf1024-sha256-aes128-cbc-pkcs7` agrees on

@@ -5,7 +5,7 @@ import Testing
 /// `keyhaven` leaves the certificate and key subcommands to `keyhaven-pki`, so that it links none
 /// of their libraries (docs/benchmarks.md).
 @Suite(.freshKeychain())
-struct PKIDispatchTests {
+struct HelperDispatchTests {
     /// The shared libraries `ldd` lists for a built executable.
     func libraries(_ name: String) throws -> String {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
