@@ -45,8 +45,8 @@ let linuxTargets: [Target] = [
         pkgConfig: "sqlite3",
         providers: [.apt(["libsqlite3-dev"])]
     ),
-    // A SQLite VFS that fails chosen I/O calls: the reliability suite's fault injection, armed
-    // only by debug builds' tests (KeychainStore's SQLiteFaults).
+    // A SQLite VFS that fails chosen I/O calls: the tests' fault injection (KeychainTestSupport's
+    // SQLiteFaults), registered with the SQLite the engine shares; the engine does not link it.
     .target(
         name: "CSQLiteFaults",
         dependencies: ["CSQLite"]
@@ -79,7 +79,6 @@ let linuxTargets: [Target] = [
             "KeychainModel",
             "CHardening",
             "CSQLite",
-            "CSQLiteFaults",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
         ],
@@ -170,12 +169,14 @@ let linuxTargets: [Target] = [
     .executableTarget(
         name: "keyhaven-sync-bench",
         dependencies: ["KeyhavenSyncDevice", "KeyhavenSyncCore"],
+        path: "Tools/keyhaven-sync-bench",
         swiftSettings: strictSwift
     ),
     // What a SecItem call costs through keyhavend against in process (scripts/bench-agent.sh).
     .executableTarget(
         name: "keyhaven-agent-bench",
         dependencies: ["KeychainServices", "KeychainStore", "KeyhavenAgentClient"],
+        path: "Tools/keyhaven-agent-bench",
         swiftSettings: strictSwift
     ),
     // `keyhaven sync ...`, which keyhaven runs in its place (as keyhaven-pki).
@@ -283,6 +284,7 @@ let linuxTargets: [Target] = [
     .executableTarget(
         name: "keyhaven-test-helper",
         dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainModel", "KeyhavenAgentClient"],
+        path: "Tools/keyhaven-test-helper",
         swiftSettings: strictSwift
     ),
     // libFuzzer targets (scripts/fuzz.sh); a normal build replays saved inputs.
@@ -290,20 +292,47 @@ let linuxTargets: [Target] = [
         name: "keyhaven-fuzz",
         dependencies: ["KeychainServices", "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "KeyhavenSyncCore",
                        .product(name: "Crypto", package: "swift-crypto")],
+        path: "Tools/keyhaven-fuzz",
         swiftSettings: strictSwift
     ),
     // Shared by the test targets: a fresh keychain home per test, one test at a time.
     .target(
         name: "KeychainTestSupport",
-        dependencies: ["KeychainStore", "KeychainServicesExtras"],
+        dependencies: ["KeychainStore", "KeychainServicesExtras", "KeychainModel", "CSQLite", "CSQLiteFaults"],
         path: "Tests/KeychainTestSupport",
         swiftSettings: strictSwift
     ),
+    // The command end to end: the built `keyhaven` and its helpers against a real agent.
     .testTarget(
         name: "KeyhavenCLITests",
         dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenCLI", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend",
-                       "git-credential-keyhaven",
-                       "keyhaven-test-helper", "KeyhavenAgent", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                       "git-credential-keyhaven", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        swiftSettings: strictSwift
+    ),
+    // The agent: its protocol, connections, identification of programs, access checks and
+    // prompts, attacks by the user's other programs and by other users.
+    .testTarget(
+        name: "KeyhavenAgentTests",
+        dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenAgent", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend",
+                       "keyhaven-test-helper"],
+        swiftSettings: strictSwift
+    ),
+    // The Secret Service provider with real clients on a private session bus.
+    .testTarget(
+        name: "KeyhavenSecretServiceTests",
+        dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend"],
+        swiftSettings: strictSwift
+    ),
+    // `import-secrets` against what the real tools made.
+    .testTarget(
+        name: "KeyhavenImportTests",
+        dependencies: ["KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend"],
+        swiftSettings: strictSwift
+    ),
+    // What is installed beside the programs: scripts/install and the PAM module.
+    .testTarget(
+        name: "InstallationTests",
+        dependencies: ["KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend", "keyhaven-sync", "git-credential-keyhaven"],
         swiftSettings: strictSwift
     ),
     .testTarget(

@@ -99,7 +99,7 @@ package final class SQLiteConnection {
     }
 
     /// Maps an SQLite result code to the engine's error codes (the table is in docs/errors.md).
-    static func error(_ rc: Int32, _ detail: String) -> StoreError {
+    package static func error(_ rc: Int32, _ detail: String) -> StoreError {
         let message = "SQLite: \(detail) (code \(rc))"
         switch rc & 0xFF {
         case SQLITE_CONSTRAINT: return StoreError(.duplicateItem, message)

@@ -1,13 +1,17 @@
-#if DEBUG
 import CSQLite
 import CSQLiteFaults
+import KeychainModel
+import KeychainStore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
 
-/// Injected I/O faults under SQLite, for the reliability suite (debug builds only; docs/reliability.md).
+/// Injected I/O faults under SQLite, for the reliability and sync tests (docs/reliability.md).
+///
+/// The VFS is registered with the process's SQLite, which the engine shares: the engine itself
+/// does not link it.
 ///
 /// ``install()`` makes a forwarding VFS SQLite's default, so connections opened afterwards go
 /// through it; ``arm(_:under:skip:times:code:)`` then makes chosen calls on files in one folder
@@ -71,4 +75,3 @@ package enum SQLiteFaults {
     /// How many calls the fault armed last has failed.
     package static var triggered: Int { keyhaven_faults_triggered() }
 }
-#endif

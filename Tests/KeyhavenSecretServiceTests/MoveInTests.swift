@@ -35,8 +35,7 @@ struct MoveInTests {
         // The activation file scripts/install writes, for this build's keyhavend (and no other provider's).
         let services = folder + "/share/dbus-1/services"
         try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
-        let contrib = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("contrib/dbus/org.freedesktop.secrets.service")
+        let contrib = URL(fileURLWithPath: SourceTree.root + "/contrib/dbus/org.freedesktop.secrets.service")
         let activation = try String(contentsOf: contrib, encoding: .utf8).replacingOccurrences(of: "@BINDIR@", with: products)
         try activation.write(toFile: services + "/org.freedesktop.secrets.service", atomically: true, encoding: .utf8)
         let script = """

@@ -1,31 +1,30 @@
 import Foundation
-import KeychainTestSupport
 
 /// Runs the built `keyhaven` in the test's keychain home, with its own runtime folder (so its
 /// agent is the test's own), and collects what it printed.
-struct CommandRunner {
-    let runtime: String
+public struct CommandRunner: Sendable {
+    public let runtime: String
     /// More for the command and for the agent it starts (the agent keeps the environment of the
     /// command that started it).
-    var extraEnvironment: [String: String] = [:]
+    public var extraEnvironment: [String: String] = [:]
 
-    static var products: URL {
+    public static var products: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
-    init() throws {
+    public init() throws {
         runtime = try TemporaryFolder.make(prefix: "keyhaven-runtime")
     }
 
-    struct Result {
-        let status: Int32
-        let output: String
-        let error: String
+    public struct Result: Sendable {
+        public let status: Int32
+        public let output: String
+        public let error: String
         /// It exited (rather than dying of a signal).
-        var exited = true
+        public var exited = true
     }
 
-    var environment: [String: String] {
+    public var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["KEYHAVEN_HOME"] = TestHome.current!.path
         environment["XDG_RUNTIME_DIR"] = runtime
@@ -36,16 +35,16 @@ struct CommandRunner {
     }
 
     @discardableResult
-    func run(_ arguments: String..., input: String? = nil) throws -> Result {
+    public func run(_ arguments: String..., input: String? = nil) throws -> Result {
         try run(arguments, input: input)
     }
 
-    func run(_ arguments: [String], input: String? = nil) throws -> Result {
+    public func run(_ arguments: [String], input: String? = nil) throws -> Result {
         try Self.execute(Self.products.appendingPathComponent("keyhaven").path, arguments, environment: environment, input: input)
     }
 
     /// Runs any program; `input` on its standard input (closed after).
-    static func execute(_ program: String, _ arguments: [String], environment: [String: String], input: String? = nil) throws -> Result {
+    public static func execute(_ program: String, _ arguments: [String], environment: [String: String], input: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
@@ -72,7 +71,7 @@ struct CommandRunner {
     }
 
     /// Stops this runner's agent and removes its runtime folder.
-    func finish() {
+    public func finish() {
         _ = try? run("agent", "stop")
         try? FileManager.default.removeItem(atPath: runtime)
     }

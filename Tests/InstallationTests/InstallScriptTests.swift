@@ -6,8 +6,7 @@ import Testing
 /// the test builds nothing: every file lands where systemd, D-Bus, man and the shells look.
 @Suite(.freshKeychain())
 struct InstallScriptTests {
-    static let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    static let source = SourceTree.root
 
     func install(_ arguments: [String], home: String) throws -> CommandRunner.Result {
         var environment = try CommandRunner().environment

@@ -361,7 +361,7 @@ struct SameUserAttackTests {
         } else {
             #expect(limits.output.contains("no program of yours can write code into another"))
         }
-        let docs = try String(contentsOfFile: InstallScriptTests.source + "/docs/threat-model.md", encoding: .utf8)
+        let docs = try String(contentsOfFile: SourceTree.root + "/docs/threat-model.md", encoding: .utf8)
         #expect(docs.contains("process_vm_writev") && docs.contains("ptrace_scope"))
         // python3 starts the trusted helper, which reads its item and keeps the data, printing
         // none of it; python3 then reads the helper's memory (/proc/PID/mem: the access ptrace
@@ -453,7 +453,7 @@ struct SameUserAttackTests {
             kill(agent, SIGCONT)
         }
         #expect(Victim.parse(output) == (0, "v7"), "the limit docs/access.md names: \(output)")
-        let docs = try String(contentsOfFile: InstallScriptTests.source + "/docs/access.md", encoding: .utf8)
+        let docs = try String(contentsOfFile: SourceTree.root + "/docs/access.md", encoding: .utf8)
         #expect(docs.contains("A connection in flight"))
     }
 
@@ -512,7 +512,7 @@ struct SameUserAttackTests {
             """, config: config)
         #expect(result.output.contains("store=0"), "\(result.output)\n\(result.error)")
         #expect(result.output.contains("stolen early-secret"), "the limit docs/access.md names: \(result.output)")
-        let docs = try String(contentsOfFile: InstallScriptTests.source + "/docs/access.md", encoding: .utf8)
+        let docs = try String(contentsOfFile: SourceTree.root + "/docs/access.md", encoding: .utf8)
         #expect(docs.contains("A bus client that runs another program before it is pinned"))
     }
 }

@@ -16,8 +16,7 @@ struct PAMModuleTests {
     /// ``tearDown(_:)``.
     func setUp(keyhaven: String? = nil, home: String? = nil, homeInPAM: Bool = true) throws -> UserKeychainSession {
         let session = try UserKeychainSession(try LocalUser.make("keyhaven-pam"))
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("contrib/pam/pam_keyhaven.c").path
+        let source = SourceTree.root + "/contrib/pam/pam_keyhaven.c"
         let module = session.binaries.path("pam_keyhaven.so")
         #expect(try Shell.run("/usr/bin/cc", ["-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared", "-o", module, source, "-lpam"]) == 0,
                 "pam_keyhaven.c does not build (scripts/bootstrap installs libpam0g-dev)")

@@ -1,0 +1,59 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// docs/architecture.md's module tables against Package.swift: every module has a line, that
+/// line names every module it depends on, and no line names a module that does not exist.
+struct ArchitectureDocumentTests {
+    /// The tables' lines: the modules each first cell names, and the modules its last cell names.
+    static func documentedModules() throws -> [(modules: [String], imports: Set<String>)] {
+        let text = try String(contentsOfFile: SourceTree.root + "/docs/architecture.md", encoding: .utf8)
+        var rows: [(modules: [String], imports: Set<String>)] = []
+        var inModuleTable = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("| module |") { inModuleTable = true; continue }
+            guard line.hasPrefix("|") else { inModuleTable = false; continue }
+            guard inModuleTable, line.hasPrefix("| `") else { continue }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 5 else { continue }
+            rows.append((names(in: cells[1]), Set(names(in: cells[cells.count - 2]))))
+        }
+        return rows
+    }
+
+    /// The words in backticks.
+    static func names(in cell: String) -> [String] {
+        cell.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    }
+
+    @Test("Every module of Package.swift has a line in docs/architecture.md naming the modules it depends on, and every line a module")
+    func everyModuleDocumented() throws {
+        let manifest = try PortingRecipeTests.manifest(apple: false)
+        var targets: [String: [String]] = [:]
+        for target in manifest["targets"] as? [[String: Any]] ?? [] where target["type"] as? String != "test" {
+            guard let name = target["name"] as? String else { continue }
+            var dependencies: [String] = []
+            for dependency in target["dependencies"] as? [[String: Any]] ?? [] {
+                if let byName = dependency["byName"] as? [Any], let first = byName.first as? String { dependencies.append(first) }
+                if let target = dependency["target"] as? [Any], let first = target.first as? String { dependencies.append(first) }
+            }
+            targets[name] = dependencies
+        }
+        #expect(targets.count > 20)
+        let rows = try Self.documentedModules()
+        for (name, dependencies) in targets.sorted(by: { $0.key < $1.key }) {
+            guard let row = rows.first(where: { $0.modules.contains(name) }) else {
+                Issue.record("docs/architecture.md has no line for \(name)")
+                continue
+            }
+            for dependency in dependencies where !row.imports.contains(dependency) {
+                Issue.record("docs/architecture.md does not say that \(name) imports \(dependency)")
+            }
+        }
+        for row in rows {
+            for module in row.modules where targets[module] == nil {
+                Issue.record("docs/architecture.md names \(module), which Package.swift does not have")
+            }
+        }
+    }
+}
