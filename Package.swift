@@ -341,6 +341,11 @@ let linuxTargets: [Target] = [
         swiftSettings: strictSwift
     ),
     .testTarget(
+        name: "KeychainModelTests",
+        dependencies: ["KeychainModel"],
+        swiftSettings: strictSwift
+    ),
+    .testTarget(
         name: "KeychainStoreTests",
         dependencies: ["KeychainStore", "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
