@@ -309,7 +309,13 @@ let linuxTargets: [Target] = [
                        "git-credential-keyhaven", .product(name: "ArgumentParser", package: "swift-argument-parser")],
         swiftSettings: strictSwift
     ),
-    // The agent: its protocol, connections, identification of programs, access checks and
+    // The agent's protocol and client: the messages' encoding, framing, reading answers.
+    .testTarget(
+        name: "KeyhavenAgentClientTests",
+        dependencies: ["KeyhavenAgentClient", "KeychainModel", "KeychainStore", "KeychainTestSupport"],
+        swiftSettings: strictSwift
+    ),
+    // The agent: its connections, identification of programs, access checks and
     // prompts, attacks by the user's other programs and by other users.
     .testTarget(
         name: "KeyhavenAgentTests",
