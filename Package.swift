@@ -329,6 +329,12 @@ let linuxTargets: [Target] = [
         dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend"],
         swiftSettings: strictSwift
     ),
+    // The certificate and key subcommands through the command, against OpenSSL's files.
+    .testTarget(
+        name: "KeyhavenPKITests",
+        dependencies: ["KeychainStore", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend"],
+        swiftSettings: strictSwift
+    ),
     // `import-secrets` against what the real tools made.
     .testTarget(
         name: "KeyhavenImportTests",
