@@ -6,8 +6,8 @@ import Musl
 
 /// Whether a keychain home takes part in sync: the sync engine keeps a marker file
 /// (`sync/member`, 0600, holding the account id) while it does, written when it creates or joins
-/// an account and removed when it leaves or learns it was removed. The library reads it for
-/// `isSynchronizationAvailable` without opening the keychain.
+/// an account and removed when it leaves or learns it was removed (KeyhavenSyncDevice). The
+/// library reads it for `isSynchronizationAvailable` without opening the keychain.
 package enum SyncMembership {
     package static func markerPath(_ home: KeychainHome) -> String { home.path + "/sync/member" }
 
@@ -15,14 +15,5 @@ package enum SyncMembership {
     package static func isMember(_ home: KeychainHome? = nil) -> Bool {
         guard let home = home ?? (try? KeychainHome.current()) else { return false }
         return access(markerPath(home), F_OK) == 0
-    }
-
-    package static func join(_ home: KeychainHome, account: String) throws(StoreError) {
-        try FileSecurity.createMissingPrivateDirectories(home.path + "/sync")
-        try FileSecurity.replace(markerPath(home), bytes: Array((account + "\n").utf8))
-    }
-
-    package static func leave(_ home: KeychainHome) {
-        try? FileSecurity.remove(markerPath(home))
     }
 }
