@@ -329,6 +329,12 @@ let linuxTargets: [Target] = [
         dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend"],
         swiftSettings: strictSwift
     ),
+    // The D-Bus binding against a dbus-daemon of the test's own.
+    .testTarget(
+        name: "KeyhavenDBusTests",
+        dependencies: ["KeyhavenDBus", "KeychainModel", "KeychainTestSupport"],
+        swiftSettings: strictSwift
+    ),
     // The certificate and key subcommands through the command, against OpenSSL's files.
     .testTarget(
         name: "KeyhavenPKITests",
