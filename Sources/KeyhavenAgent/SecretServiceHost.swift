@@ -5,9 +5,9 @@ import Synchronization
 /// Whether this agent provides the Secret Service, and who asked it to.
 ///
 /// The agent library does not link the bus: keyhavend installs how to start the provider
-/// (``install(_:)``). A provider a client asked for (`keyhavend --secret-service` handing over to
-/// the running agent) lasts as long as that client's connection: when the connection closes (the
-/// process was stopped, by systemd or a signal), the agent gives the name up. One the agent was
+/// (``install(_:)``). A provider clients asked for (`keyhavend --secret-service` handing over to
+/// the running agent) lasts as long as one of their connections: when the last closes (the
+/// processes were stopped, by systemd or a signal), the agent gives the name up. One the agent was
 /// started with lasts as long as the agent.
 package final class SecretServiceHost: Sendable {
     /// Starts the provider on the bus at an address (nil: the session bus of the agent's own
@@ -17,8 +17,10 @@ package final class SecretServiceHost: Sendable {
     private struct State {
         var start: Start?
         var stop: (@Sendable () -> Void)?
-        /// The connection whose client asked for it; nil: the agent's own start.
-        var owner: ObjectIdentifier?
+        /// The connections whose clients asked for it.
+        var owners: Set<ObjectIdentifier> = []
+        /// The agent was started with it: no connection's closing stops it.
+        var permanent = false
     }
 
     private let state = Mutex(State())
@@ -33,26 +35,27 @@ package final class SecretServiceHost: Sendable {
     /// Whether the provider is running.
     package var isProviding: Bool { state.withLock { $0.stop != nil } }
 
-    /// Starts the provider unless it runs already; `owner` is the connection that asked (its
-    /// closing stops the provider). Throws the provider's failure (another program owns the name).
+    /// Starts the provider unless it runs already; `owner` is the connection that asked (nil: the
+    /// agent's own start). Throws the provider's failure (another program owns the name).
     package func provide(busAddress: String?, owner: ObjectIdentifier?) throws(StoreError) {
         // Started under the lock: two clients asking at once start one provider.
         try state.withLock { (state) throws(StoreError) in
-            guard state.stop == nil else { return }
-            guard let start = state.start else {
-                throw StoreError(.unimplemented, "this keyhavend was built without the Secret Service")
+            if state.stop == nil {
+                guard let start = state.start else {
+                    throw StoreError(.unimplemented, "this keyhavend was built without the Secret Service")
+                }
+                state.stop = try start(busAddress)
             }
-            state.stop = try start(busAddress)
-            state.owner = owner
+            if let owner { state.owners.insert(owner) } else { state.permanent = true }
         }
     }
 
-    /// A connection closed: if its client asked for the provider, the provider stops.
-    func connectionClosed(_ connection: ObjectIdentifier) {
+    /// A connection closed: if it was the last of those that asked for the provider (and the
+    /// agent was not started with it), the provider stops.
+    package func connectionClosed(_ connection: ObjectIdentifier) {
         let stop = state.withLock { state -> (@Sendable () -> Void)? in
-            guard state.owner == connection, let stop = state.stop else { return nil }
+            guard state.owners.remove(connection) != nil, state.owners.isEmpty, !state.permanent, let stop = state.stop else { return nil }
             state.stop = nil
-            state.owner = nil
             return stop
         }
         stop?()

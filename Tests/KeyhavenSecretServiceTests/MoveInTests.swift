@@ -22,16 +22,7 @@ struct MoveInTests {
         }
         let products = CommandRunner.products.path
         // The prompt for secret-tool reading an item the import made: the scripted pinentry allows it.
-        let pinentry = """
-            #!/bin/sh
-            echo "OK Pleased to meet you"
-            while IFS= read -r line; do
-              case "$line" in BYE*) echo OK; exit 0 ;; *) echo "$line" >> '\(folder)/pinentry.log'; echo OK ;; esac
-            done
-            """
-        try pinentry.write(toFile: folder + "/pinentry", atomically: true, encoding: .utf8)
-        chmod(folder + "/pinentry", 0o700)
-        runner.extraEnvironment["KEYHAVEN_PINENTRY"] = folder + "/pinentry"
+        runner.extraEnvironment["KEYHAVEN_PINENTRY"] = try ScriptedPinentry.write(in: folder)
         // The activation file scripts/install writes, for this build's keyhavend (and no other provider's).
         let services = folder + "/share/dbus-1/services"
         try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)

@@ -21,17 +21,7 @@ struct SecretServiceTests {
         let products = CommandRunner.products.path
         if pinentry {
             // Types the password in $DIR/pin at GETPIN, logs what it was told.
-            let script = """
-                #!/bin/sh
-                echo "OK Pleased to meet you"
-                while IFS= read -r line; do
-                  case "$line" in GETPIN*) echo "D $(cat '\(folder)/pin')"; echo OK ;; BYE*) echo OK; exit 0 ;;
-                  *) echo "$line" >> '\(folder)/pinentry.log'; echo OK ;; esac
-                done
-                """
-            try script.write(toFile: folder + "/pinentry", atomically: true, encoding: .utf8)
-            chmod(folder + "/pinentry", 0o700)
-            runner.extraEnvironment["KEYHAVEN_PINENTRY"] = folder + "/pinentry"
+            runner.extraEnvironment["KEYHAVEN_PINENTRY"] = try ScriptedPinentry.write(in: folder)
         }
         let script = """
             set -u
