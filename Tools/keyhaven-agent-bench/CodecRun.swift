@@ -28,16 +28,16 @@ struct CodecRun {
 
     func run(withAttributes: Bool) throws -> Result {
         let size = options.sizes.min() ?? 1_000
-        let home = try BenchFixture.use(folder: options.fixtures, items: size)
+        let home = try Fixture.use(items: size, folder: options.fixtures)
         let agent = try BenchAgent(executable: options.agent, home: home)
         defer { agent.stop() }
         var query = ItemQuery(itemClass: .genericPassword)
-        query.criteria = ["svce": .string(BenchFixture.service), "acct": .string(BenchFixture.account(size / 2))]
+        query.criteria = ["svce": .string(Fixture.service), "acct": .string(Fixture.account(size / 2))]
         query.limit = 1
         let request = AgentRequest.find(keychains: [KeychainHome(path: home).defaultKeychainPath], query: query,
                                         caller: AccessGroupConfiguration.currentCaller(), withSecrets: true, withAttributes: withAttributes)
         let answer = try AgentConnectionPool.shared.send(request, socket: agent.socket, home: home)
-        guard answer.items?.first?.secret?.count == BenchFixture.secret.count else { throw BenchFailure("the agent's answer holds no item") }
+        guard answer.items?.first?.secret?.count == Fixture.secret.count else { throw BenchFailure("the agent's answer holds no item") }
         // What each side decodes: the frame after its 4-byte length.
         let requestBody = Array(AgentFraming.encode(request, home: home).dropFirst(4))
         let answerBody = Array(AgentFraming.encode(answer).dropFirst(4))

@@ -13,9 +13,9 @@ struct CountRun {
     func run() throws {
         // Adds are counted as the difference of two runs: removing the first run's items in the
         // second would be counted with it. They go at the next run of another kind.
-        let home = try BenchFixture.use(folder: options.fixtures, items: size, keepingAdded: options.work == .add)
+        let home = try Fixture.use(items: size, folder: options.fixtures, keepingAdded: options.work == .add)
         guard options.throughAgent else {
-            guard let call = BenchFixture.call(for: options.work) else {
+            guard let call = BenchCalls.call(for: options.work) else {
                 throw BenchFailure("an echo is an agent's; --route process takes --work copy, update or add")
             }
             calls(call)

@@ -13,7 +13,7 @@ struct LatencyRun {
     }
 
     func run() throws -> (rows: [Row], echo: Latencies) {
-        let home = try BenchFixture.use(folder: options.fixtures, items: size)
+        let home = try Fixture.use(items: size, folder: options.fixtures)
         let agent = try BenchAgent(executable: options.agent, home: home)
         defer { agent.stop() }
         var random = SystemRandomNumberGenerator()
@@ -26,7 +26,7 @@ struct LatencyRun {
         // Warm-up on both paths: pages, connections, the agent's first identification of this program.
         for through in [false, true] {
             BenchAgent.route(throughAgent: through)
-            for _ in 0..<200 { BenchFixture.copyMatching(Int.random(in: 0..<size, using: &random)) }
+            for _ in 0..<200 { BenchCalls.copyMatching(Int.random(in: 0..<size, using: &random)) }
         }
         for _ in 0..<200 { agent.echo(payload) }
         for round in 0..<options.rounds {
@@ -36,16 +36,16 @@ struct LatencyRun {
                 var latencies = Latencies()
                 for _ in 0..<options.batch {
                     let index = Int.random(in: 0..<size, using: &random)
-                    timed(&latencies) { BenchFixture.copyMatching(index) }
+                    timed(&latencies) { BenchCalls.copyMatching(index) }
                 }
                 if through { copy.1.append(contentsOf: latencies) } else { copy.0.append(contentsOf: latencies) }
                 // Writes are fewer: each is a durable transaction.
                 var adds = Latencies(), updates = Latencies()
                 for call in 0..<max(1, options.batch / 10) {
                     let account = "added-\(run)-\(round)-\(through)-\(call)"
-                    timed(&adds) { BenchFixture.add(account) }
+                    timed(&adds) { BenchCalls.add(account) }
                     let index = Int.random(in: 0..<size, using: &random)
-                    timed(&updates) { BenchFixture.update(index, round: round) }
+                    timed(&updates) { BenchCalls.update(index, round: round) }
                 }
                 if through { add.1.append(contentsOf: adds); update.1.append(contentsOf: updates) } else {
                     add.0.append(contentsOf: adds); update.0.append(contentsOf: updates)
@@ -54,7 +54,7 @@ struct LatencyRun {
             for _ in 0..<options.batch { timed(&echo) { agent.echo(payload) } }
         }
         BenchAgent.route(throughAgent: false)
-        BenchFixture.removeAdded()
+        Fixture.removeAdded()
         return ([Row(operation: "copy-matching", inProcess: copy.0, agent: copy.1),
                  Row(operation: "add", inProcess: add.0, agent: add.1),
                  Row(operation: "update", inProcess: update.0, agent: update.1)], echo)

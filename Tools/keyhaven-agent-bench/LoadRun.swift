@@ -48,7 +48,7 @@ struct LoadRun {
     }
 
     func run() throws -> Result {
-        let home = try BenchFixture.use(folder: options.fixtures, items: size)
+        let home = try Fixture.use(items: size, folder: options.fixtures)
         var inProcess: [(threads: Int, rate: Double, latencies: Latencies, cpuPerCall: Double)] = []
         for threads in Set([1, ProcessInfo.processInfo.activeProcessorCount]).sorted() {
             let (count, latencies, cpu) = Self.readInThreads(threads, size: size, seconds: options.seconds)
@@ -139,7 +139,7 @@ struct LoadRun {
     /// process's CPU time meanwhile (nanoseconds).
     static func readInThreads(_ threads: Int, size: Int, seconds: Double, napMicroseconds: UInt32 = 0) -> (Int, Latencies, UInt64) {
         BenchAgent.route(throughAgent: false)
-        for index in 0..<200 { BenchFixture.copyMatching(index % size) }
+        for index in 0..<200 { BenchCalls.copyMatching(index % size) }
         let cpuBefore = CPUTime.ofThisProcess()
         let end = now() + UInt64(seconds * 1e9)
         let results = UnsafeMutableBufferPointer<Latencies>.allocate(capacity: threads)
@@ -152,7 +152,7 @@ struct LoadRun {
             while now() < end {
                 let index = Int.random(in: 0..<size, using: &random)
                 if napMicroseconds > 0 { usleep(napMicroseconds) }
-                timed(&mine) { BenchFixture.copyMatching(index) }
+                timed(&mine) { BenchCalls.copyMatching(index) }
             }
             base.value[thread] = mine
         }
@@ -165,7 +165,7 @@ struct LoadRun {
     /// One call of `work` (given the index of the item to look up), through the agent on `socket`.
     static func call(for work: Work, socket: AgentSocket, home: String?) -> (Int) -> Void {
         let payload = Data(repeating: 0x5A, count: 32)
-        return BenchFixture.call(for: work) ?? { _ in BenchAgent.echo(payload, socket: socket, home: home) }
+        return BenchCalls.call(for: work) ?? { _ in BenchAgent.echo(payload, socket: socket, home: home) }
     }
 
     /// One client process: does `work` through the agent (or in process) from `start` to `end`

@@ -20,7 +20,8 @@ struct Options {
     init(_ arguments: [String]) throws {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
         agent = beside + "/keyhavend"
-        // Beside the Benchmarks package's fixtures, not in them: these items are open to every program.
+        // Beside the Benchmarks package's homes, not in them: an item's access group is the program that
+        // added it, so each benchmark program keeps homes of its own.
         fixtures = (ProcessInfo.processInfo.environment["KEYHAVEN_BENCH_FIXTURES"] ?? FileManager.default.currentDirectoryPath + "/Benchmarks/.fixtures")
             + "/agent-bench"
         var rest = arguments[...]
