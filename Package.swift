@@ -329,6 +329,12 @@ let linuxTargets: [Target] = [
         dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend"],
         swiftSettings: strictSwift
     ),
+    // Secret Service sessions' cryptography and the item mapping, without a bus.
+    .testTarget(
+        name: "KeyhavenSecretServiceCoreTests",
+        dependencies: ["KeyhavenSecretServiceCore", "KeyhavenDBus", "KeychainModel"],
+        swiftSettings: strictSwift
+    ),
     // The D-Bus binding against a dbus-daemon of the test's own.
     .testTarget(
         name: "KeyhavenDBusTests",
@@ -368,6 +374,18 @@ let linuxTargets: [Target] = [
         dependencies: ["KeychainStore", "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
+    // The Linux-only calls: access groups a process declares, password change, backup, presence reuse.
+    .testTarget(
+        name: "KeychainServicesExtrasTests",
+        dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport"],
+        swiftSettings: strictSwift
+    ),
+    // Keys, certificates and their files, called directly and checked against OpenSSL.
+    .testTarget(
+        name: "KeychainKeysTests",
+        dependencies: ["KeychainKeys", "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+        swiftSettings: strictSwift
+    ),
     .testTarget(
         name: "KeychainServicesTests",
         dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainStore", "KeychainTestSupport", "keyhaven-test-helper",
@@ -405,6 +423,12 @@ let linuxTargets: [Target] = [
                        .product(name: "AsyncHTTPClient", package: "async-http-client"),
                        .product(name: "Hummingbird", package: "hummingbird"),
                        .product(name: "PropertyBased", package: "swift-property-based")],
+        swiftSettings: strictSwift
+    ),
+    // The `sync` subcommands' messages, exit statuses and output.
+    .testTarget(
+        name: "KeyhavenSyncCommandsTests",
+        dependencies: ["KeychainTestSupport", "keyhaven-sync-server", "keyhaven", "keyhaven-sync"],
         swiftSettings: strictSwift
     ),
     .testTarget(

@@ -42,12 +42,12 @@ struct HostileServerTests {
         let key = created.output.split(separator: "\n").first { $0.hasPrefix("Recovery key: ") }?.dropFirst("Recovery key: ".count)
         for (index, other) in devices.enumerated().dropFirst() {
             let (invite, output) = try devices[0].start("sync", "invite", "--timeout", "60")
-            let code = try SyncDeviceTests.firstLine(output)
+            let code = try SyncDevices.firstLine(output)
             let joined = try other.keyhaven("sync", "join", "--server", setup.proxies[index].url, "--code", code, "--name", other.name)
             #expect(joined.status == 0, "\(joined.error)")
             invite.waitUntilExit()
         }
-        for device in devices { try SyncDeviceTests.syncNow(device) }
+        for device in devices { try SyncDevices.syncNow(device) }
         return String(key ?? "")
     }
 
@@ -97,7 +97,7 @@ struct HostileServerTests {
             #expect(try x.keyhaven("sync", "create", "--server", setup.server.url, "--name", "x").status == 0)
             let foreign = try #require(try Self.cachedEntries(x).last(where: \.body.isRecord))
             for index in 0..<4 { try a.set("new-\(index)", "value \(index)") }
-            try SyncDeviceTests.syncNow(a)
+            try SyncDevices.syncNow(a)
             let writer = try #require(try Self.cachedEntries(a).first { $0.sequence == 1 }?.device)
             let old = try #require(try Self.cachedEntries(a).last(where: \.body.isRecord))
             let proxy = setup.proxies[1]
@@ -163,7 +163,7 @@ struct HostileServerTests {
             }
             // The server behaves again: the next sync succeeds and brings everything.
             proxy.onPull(nil)
-            try SyncDeviceTests.syncNow(b)
+            try SyncDevices.syncNow(b)
             #expect(try b.items().count == 5)
             #expect(try Self.status(b)["refusal"] is NSNull)
         }
@@ -176,7 +176,7 @@ struct HostileServerTests {
             #expect(try a.keyhaven("sync", "create", "--server", setup.proxies[0].url, "--name", "trusted").status == 0)
             func attempt(_ what: String, code transform: (String) -> String) throws {
                 let (invite, output) = try a.start("sync", "invite", "--timeout", "30")
-                let code = try SyncDeviceTests.firstLine(output)
+                let code = try SyncDevices.firstLine(output)
                 let joined = try b.keyhaven("sync", "join", "--server", setup.proxies[1].url, "--code", transform(code), "--name", "newcomer")
                 invite.waitUntilExit()
                 #expect(invite.terminationStatus != 0, "\(what): the invite succeeded")
@@ -212,9 +212,9 @@ struct HostileServerTests {
             defer { forked.stop() }
             setup.proxies[1].forward(to: forked.url)
             try a.set("left", "only on the left")
-            try SyncDeviceTests.syncNow(a)
+            try SyncDevices.syncNow(a)
             for index in 0..<3 { try b.set("right-\(index)", "only on the right") }
-            try SyncDeviceTests.syncNow(b)
+            try SyncDevices.syncNow(b)
             // Each device verifies its branch; their fingerprints at one position differ.
             func verify(_ device: TestDevice, at position: Int? = nil) throws -> [String: Any] {
                 let result = try device.run(TestDevice.binaries.appendingPathComponent("keyhaven").path,
@@ -235,7 +235,7 @@ struct HostileServerTests {
                 return LogBatch(head: branch.last!.head, entries: branch.filter { $0.sequence > after })
             }
             let (invite, output) = try a.start("sync", "invite", "--timeout", "30")
-            let code = try SyncDeviceTests.firstLine(output)
+            let code = try SyncDevices.firstLine(output)
             let joined = try c.keyhaven("sync", "join", "--server", setup.proxies[2].url, "--code", code, "--name", "third")
             invite.waitUntilExit()
             #expect(joined.status != 0 && joined.error.contains("(fork detected)"), "\(joined.error)")
@@ -252,8 +252,8 @@ struct HostileServerTests {
             let (a, b) = (setup.devices[0], setup.devices[1])
             _ = try Self.pair(setup)
             try await Task.sleep(for: .milliseconds(1_200))
-            try SyncDeviceTests.syncNow(b)
-            try SyncDeviceTests.syncNow(a)
+            try SyncDevices.syncNow(b)
+            try SyncDevices.syncNow(a)
             #expect((try Self.status(a, "--stale-after", "60")["staleDevices"] as? [Any])?.isEmpty == true)
             // The server freezes what a sees of b (a copy of the log, where a's own entries go on).
             let frozen = try TestSyncServer(databaseURL: try setup.postgres.copyDatabase(to: "frozen"))
@@ -261,8 +261,8 @@ struct HostileServerTests {
             setup.proxies[0].forward(to: frozen.url)
             for _ in 0..<3 {
                 try await Task.sleep(for: .milliseconds(1_100))
-                try SyncDeviceTests.syncNow(b)
-                try SyncDeviceTests.syncNow(a)
+                try SyncDevices.syncNow(b)
+                try SyncDevices.syncNow(a)
             }
             let bID = try #require(try Self.status(b)["device"] as? String)
             let stale = try Self.status(a, "--stale-after", "2")["staleDevices"] as? [[String: Any]]
@@ -287,12 +287,12 @@ struct HostileServerTests {
             let removed = try a.keyhaven("sync", "remove-device", cID)
             #expect(removed.status == 0, "\(removed.error)")
             #expect(removed.output.contains("change those passwords"))
-            try SyncDeviceTests.syncNow(b)
+            try SyncDevices.syncNow(b)
             #expect(try Self.status(a)["epoch"] as? Int == 2 && Self.status(b)["epoch"] as? Int == 2)
             let canary = "after-removal-" + UUID().uuidString
             try b.set("after", canary)
-            try SyncDeviceTests.syncNow(b)
-            try SyncDeviceTests.syncNow(a)
+            try SyncDevices.syncNow(b)
+            try SyncDevices.syncNow(a)
             #expect(try a.items()["after"] == canary)
             // Everything the server holds, against every key the removed device kept.
             let entries = try Self.cachedEntries(a)
@@ -320,7 +320,7 @@ struct HostileServerTests {
             // An entry the removed device signs after its removal, slipped in by the server, is refused by every device.
             for (device, proxy) in [(a, setup.proxies[0]), (b, setup.proxies[1])] {
                 try device.set("poked", "so there is something to pull")
-                try SyncDeviceTests.syncNow(device)
+                try SyncDevices.syncNow(device)
                 proxy.onPull { account, batch in
                     let sealed = SealedRecord.seal(Array("forged".utf8), record: RecordID(), syncClass: .c, version: UInt64.max / 2, isDeleted: false,
                                                    viewKey: ViewKey(epoch: 2), account: account)
@@ -329,7 +329,7 @@ struct HostileServerTests {
                 }
                 try Self.expectRefusal(device, "unknown device", "an entry signed by the removed device")
                 proxy.onPull(nil)
-                try SyncDeviceTests.syncNow(device)
+                try SyncDevices.syncNow(device)
             }
         }
     }
@@ -352,9 +352,9 @@ struct HostileServerTests {
             }
             try b.set("racing", "written during the rotation")
             #expect(try a.keyhaven("sync", "remove-device", try #require(try Self.status(c)["device"] as? String)).status == 0)
-            try SyncDeviceTests.syncNow(b)
+            try SyncDevices.syncNow(b)
             #expect(hidden.withLock { $0 })
-            try SyncDeviceTests.syncNow(a)
+            try SyncDevices.syncNow(a)
             #expect(try a.items()["racing"] == "written during the rotation")
             let racing = try Self.cachedEntries(a).last { $0.device.hex == writer && $0.body.isRecord }
             #expect(racing?.keyEpoch == 2)
@@ -368,11 +368,11 @@ struct HostileServerTests {
             try b.set("waiting", "not before the new keys")
             let waited = try b.keyhaven("sync", "now")
             #expect(waited.status != 0 && waited.error.contains("(missing key share)"), "\(waited.error)")
-            try SyncDeviceTests.syncNow(a)
+            try SyncDevices.syncNow(a)
             #expect(try a.items()["waiting"] == nil)
             setup.proxies[1].onPull(nil)
-            try SyncDeviceTests.syncNow(b)
-            try SyncDeviceTests.syncNow(a)
+            try SyncDevices.syncNow(b)
+            try SyncDevices.syncNow(a)
             #expect(try a.items()["waiting"] == "not before the new keys")
             #expect(try Self.cachedEntries(a).last { $0.device.hex == writer && $0.body.isRecord }?.keyEpoch == 3)
         }
@@ -385,7 +385,7 @@ struct HostileServerTests {
             try a.set("kept", "in the account")
             let key = try Self.pair(setup, count: 2)
             try b.set("also", "kept")
-            try SyncDeviceTests.syncNow(b)
+            try SyncDevices.syncNow(b)
             for device in [a, b] { try FileManager.default.removeItem(atPath: device.home) }
             let recovered = try d.keyhaven("sync", "recover", "--server", setup.proxies[2].url, "--recovery-key", key, "--name", "replacement")
             #expect(recovered.status == 0, "\(recovered.error)")
@@ -394,7 +394,7 @@ struct HostileServerTests {
             #expect(rotated.status == 0, "\(rotated.error)")
             let newKey = try #require(rotated.output.split(separator: "\n").first { $0.hasPrefix("Recovery key: ") }?.dropFirst("Recovery key: ".count))
             try d.set("after", "the new recovery key")
-            try SyncDeviceTests.syncNow(d)
+            try SyncDevices.syncNow(d)
             let refused = try e.keyhaven("sync", "recover", "--server", setup.proxies[3].url, "--recovery-key", key)
             #expect(refused.status != 0 && refused.error.contains("recovery key"), "\(refused.error)")
             // The old key's pseudo-device opens no share and no record written since.

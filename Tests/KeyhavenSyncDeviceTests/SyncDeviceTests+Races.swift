@@ -1,6 +1,7 @@
 import Foundation
 import KeychainModel
 import KeychainStore
+import KeychainTestSupport
 import KeyhavenSyncDevice
 import Synchronization
 import Testing
@@ -9,13 +10,13 @@ import Testing
 extension SyncDeviceTests {
     @Test("A change made here while a round runs is kept and synced after, never overwritten with the older version")
     func changeDuringRound() async throws {
-        try await Self.withDevices(["busy", "other"]) { server, _, devices in
+        try await SyncDevices.withDevices(["busy", "other"]) { server, _, devices in
             let (a, b) = (devices[0], devices[1])
-            try Self.pair(a, [b], server: server)
+            try SyncDevices.pair(a, [b], server: server)
             try a.set("edited", "v1")
             try a.set("zzzzzzzz", "v1")
-            try Self.syncNow(a)
-            try Self.syncNow(b)
+            try SyncDevices.syncNow(a)
+            try SyncDevices.syncNow(b)
             // After the round read the items, before it applies the merge (the agent's rounds
             // raced a program's update this way and wrote the older version back over it).
             try await Self.round(of: b, changingAt: .pulling) { try b.set("edited", "during the pull") }
@@ -24,13 +25,13 @@ extension SyncDeviceTests {
             // here a later one. 150 items first, so the 100th item applied comes before it.
             for index in 0..<150 { try a.set("item-\(String(format: "%03d", index))", "new") }
             try a.set("zzzzzzzz", "remote")
-            try Self.syncNow(a)
+            try SyncDevices.syncNow(a)
             try await Self.round(of: b, changingAt: .applying) { try b.set("zzzzzzzz", "during the apply") }
             #expect(try b.items()["zzzzzzzz"] == "during the apply")
             #expect(try b.items()["item-149"] == "new")
             // The next rounds take both changes in, everywhere.
-            try Self.syncNow(b)
-            try Self.syncNow(a)
+            try SyncDevices.syncNow(b)
+            try SyncDevices.syncNow(a)
             let (mine, theirs) = (try a.items(), try b.items())
             #expect(mine == theirs)
             #expect(mine["edited"] == "during the pull" && mine["zzzzzzzz"] == "during the apply")

@@ -1,26 +1,25 @@
 import Foundation
 import KeychainModel
 import KeychainStore
-import KeychainTestSupport
 
 /// A device for the sync tests: a keychain home and runtime folder of its own, its default
 /// keychain opened in the test (to add, change and read items), and `keyhaven` run as a process
 /// with that home (to sync). The agent is off: the sync subcommands open the keychain themselves.
-final class TestDevice: @unchecked Sendable {
-    let name: String
-    let home: String
-    let runtime: String
-    let database: KeychainDatabase
+package final class TestDevice: @unchecked Sendable {
+    package let name: String
+    package let home: String
+    package let runtime: String
+    package let database: KeychainDatabase
     /// Whether `keyhaven` may use (and start) this device's agent, which then syncs in the background.
-    var usesAgent = false
+    package var usesAgent = false
     /// More environment for its `keyhaven` runs (a heartbeat interval, say).
-    var extraEnvironment: [String: String] = [:]
+    package var extraEnvironment: [String: String] = [:]
 
-    static var binaries: URL {
+    package static var binaries: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
-    init(_ name: String) throws {
+    package init(_ name: String) throws {
         self.name = name
         home = try TemporaryFolder.make(prefix: "keyhaven-device-\(name)")
         runtime = try TemporaryFolder.make(prefix: "keyhaven-device-run")
@@ -35,19 +34,19 @@ final class TestDevice: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: runtime)
     }
 
-    var environment: [String: String] {
+    package var environment: [String: String] {
         ["KEYHAVEN_HOME": home, "XDG_RUNTIME_DIR": runtime, "KEYHAVEN_AGENT": usesAgent ? "auto" : "off", "PATH": "/usr/bin:/bin", "HOME": home]
             .merging(extraEnvironment) { $1 }
     }
 
     /// Runs `keyhaven ARGUMENTS` for this device to its end.
     @discardableResult
-    func keyhaven(_ arguments: String...) throws -> (status: Int32, output: String, error: String) {
+    package func keyhaven(_ arguments: String...) throws -> (status: Int32, output: String, error: String) {
         try run(Self.binaries.appendingPathComponent("keyhaven").path, arguments)
     }
 
     /// Runs `executable` with this device's environment to its end, `input` on its standard input.
-    func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String, error: String) {
+    package func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String, error: String) {
         let process = Process(), output = Pipe(), error = Pipe(), stdin = Pipe()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -66,7 +65,7 @@ final class TestDevice: @unchecked Sendable {
     }
 
     /// Starts `keyhaven ARGUMENTS` and returns at once, with its standard output's reader.
-    func start(_ arguments: String...) throws -> (process: Process, output: FileHandle) {
+    package func start(_ arguments: String...) throws -> (process: Process, output: FileHandle) {
         let process = Process(), output = Pipe()
         process.executableURL = Self.binaries.appendingPathComponent("keyhaven")
         process.arguments = arguments
@@ -78,7 +77,7 @@ final class TestDevice: @unchecked Sendable {
     }
 
     /// Adds (or changes) a generic password; synchronizable unless told otherwise.
-    func set(_ account: String, _ secret: String, service: String = "sync-test", synchronizable: Bool = true,
+    package func set(_ account: String, _ secret: String, service: String = "sync-test", synchronizable: Bool = true,
              accessibility: String = "ak", extra: [String: AttributeValue] = [:]) throws {
         var query = ItemQuery(itemClass: .genericPassword)
         query.criteria = ["acct": .string(account), "svce": .string(service), "sync": .number(synchronizable ? 1 : 0)]
@@ -96,14 +95,14 @@ final class TestDevice: @unchecked Sendable {
         }
     }
 
-    func remove(_ account: String, service: String = "sync-test") throws {
+    package func remove(_ account: String, service: String = "sync-test") throws {
         var query = ItemQuery(itemClass: .genericPassword)
         query.criteria = ["acct": .string(account), "svce": .string(service), "sync": .number(1)]
         _ = try database.delete(query, caller: Self.caller, makeTombstones: false)
     }
 
     /// The synchronizable generic passwords: account → secret.
-    func items(synchronizable: Bool = true) throws -> [String: String] {
+    package func items(synchronizable: Bool = true) throws -> [String: String] {
         var query = ItemQuery(itemClass: .genericPassword)
         query.criteria = ["sync": .number(synchronizable ? 1 : 0)]
         query.limit = nil
@@ -117,5 +116,5 @@ final class TestDevice: @unchecked Sendable {
         return items
     }
 
-    static let caller = Caller(accessGroups: ["test.group"])
+    package static let caller = Caller(accessGroups: ["test.group"])
 }
