@@ -222,9 +222,15 @@ let linuxTargets: [Target] = [
         dependencies: ["KeyhavenAgent", "KeyhavenDBus", "KeyhavenSecretServiceCore", "KeychainStore", "KeychainModel"],
         swiftSettings: strictSwift
     ),
+    // The agent following the user's session in logind: the screen's lock, sleep, idle time.
+    .target(
+        name: "KeyhavenSession",
+        dependencies: ["KeyhavenDBus", "KeychainStore", "KeychainModel"],
+        swiftSettings: strictSwift
+    ),
     .executableTarget(
         name: "keyhavend",
-        dependencies: ["KeyhavenAgent", "KeyhavenSecretService", "KeyhavenSyncDevice", "KeychainStore", "KeychainModel"],
+        dependencies: ["KeyhavenAgent", "KeyhavenSecretService", "KeyhavenSession", "KeyhavenSyncDevice", "KeychainStore", "KeychainModel"],
         swiftSettings: strictSwift
     ),
     // The command, macOS security(1)'s subcommands over the agent. It links no X.509, PKCS#12 or
@@ -333,6 +339,12 @@ let linuxTargets: [Target] = [
     .testTarget(
         name: "KeyhavenSecretServiceCoreTests",
         dependencies: ["KeyhavenSecretServiceCore", "KeyhavenDBus", "KeychainModel"],
+        swiftSettings: strictSwift
+    ),
+    // The agent following the session, with logind mocked on a private system bus.
+    .testTarget(
+        name: "KeyhavenSessionTests",
+        dependencies: ["KeychainTestSupport", "keyhaven", "keyhavend", "keyhaven-test-helper"],
         swiftSettings: strictSwift
     ),
     // The D-Bus binding against a dbus-daemon of the test's own.

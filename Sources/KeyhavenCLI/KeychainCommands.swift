@@ -140,7 +140,7 @@ struct ShowKeychainInfo: ParsableCommand {
 
 struct SetKeychainSettings: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "set-keychain-settings", abstract: "Set a keychain's lock settings.").underKeyhaven
-    @Flag(name: .customShort("l"), help: "Lock when the system sleeps (recorded only).") var lockOnSleep = false
+    @Flag(name: .customShort("l"), help: "Lock when the screen locks or the system sleeps (keyhavend follows logind).") var lockOnSleep = false
     @Flag(name: .customShort("u"), help: "Lock after the timeout.") var lockAfterTimeout = false
     @Option(name: .customShort("t"), help: "The timeout in seconds (implies -u).") var timeout: UInt32?
     @Argument(help: "The keychain (default: the default keychain).") var keychain: String?

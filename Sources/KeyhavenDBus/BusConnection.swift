@@ -14,7 +14,10 @@ package final class BusConnection: @unchecked Sendable {
     private let wake: Int32
     private let queued = Mutex<[@Sendable (BusConnection) -> Void]>([])
     private let stopped = Atomic<Bool>(false)
-    private var slots: [OpaquePointer?] = []
+    /// sd-bus's registrations (the provider's object tree, the matches), released when served no more.
+    var slots: [OpaquePointer?] = []
+    /// The handlers of ``watchSignals(sender:path:interface:member:_:)``, kept while their slots are.
+    var signalHandlers: [SignalHandler] = []
     private var onCall: ((BusCall) -> Void)?
     private var onClientGone: ((String) -> Void)?
     private var onClientAppeared: ((String, Int32) -> Void)?
@@ -156,6 +159,7 @@ package final class BusConnection: @unchecked Sendable {
         // handlers (which hold their owner) are dropped.
         for slot in slots { sd_bus_slot_unref(slot) }
         slots = []
+        signalHandlers = []
         onCall = nil
         onClientGone = nil
         onClientAppeared = nil

@@ -82,6 +82,17 @@ package indirect enum BusValue: Sendable, Equatable {
         }
     }
 
+    /// An unsigned integer of any width (`y`, `u`, `t`).
+    package var unsignedValue: UInt64? {
+        switch self {
+        case .byte(let b): UInt64(b)
+        case .uint32(let u): UInt64(u)
+        case .uint64(let t): t
+        case .variant(let inner): inner.unsignedValue
+        default: nil
+        }
+    }
+
     package var bytesValue: [UInt8]? {
         switch self {
         case .bytes(let b): b

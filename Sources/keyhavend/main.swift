@@ -11,6 +11,7 @@ import KeyhavenSecretService
 import KeyhavenSyncDevice
 import KeyhavenDBus
 import KeyhavenSecretServiceCore
+import KeyhavenSession
 
 /// Writes a line to a file descriptor, unbuffered.
 func say(_ line: String, to fd: Int32 = 1) {
@@ -100,6 +101,13 @@ do {
     }
     say("keyhavend: listening on \(server.socket.path)")
     if arguments.contains("--secret-service") { try service.secretService.provide(busAddress: nil, owner: nil) }
+
+    // The keychains follow the session: the screen's lock and sleep lock those that ask for it.
+    let policy = SessionLockPolicy(registry: registry)
+    let session = LogindWatch(onEvent: { event in
+        if let line = policy.apply(event) { say("keyhavend: \(line)", to: 2) }
+    }, log: { say("keyhavend: \($0)", to: 2) })
+    session.start()
 
     let syncing = Task.detached { await sync.run() }
     server.run()

@@ -10,7 +10,8 @@ import KeychainServicesExtras
 /// read-noui (kSecUseAuthenticationUIFail), read-skip (kSecUseAuthenticationUISkip), read-quiet
 /// (after SecKeychainSetUserInteractionAllowed(false)), update (data = "updated"), delete,
 /// add-trusting (kSecAttrAccess from SecAccessCreate: this program and $KEYHAVEN_TEST_TRUST),
-/// add-any (SecAccessCreate, then SecACLSetContents with no list: every program), add-presence
+/// add-any (SecAccessCreate, then SecACLSetContents with no list: every program),
+/// add-after-first-unlock (kSecAttrAccessibleAfterFirstUnlock), add-presence
 /// (kSecAccessControlUserPresence), add-biometry (kSecAccessControlBiometryAny), add-either
 /// (biometry or passcode), read-twice (two reads in this process, with
 /// SecUserPresenceSetReuseDuration($KEYHAVEN_TEST_REUSE) first), read-steps (three reads without
@@ -21,10 +22,11 @@ func runItemMode(operation: String, account: String) -> Never {
     var status: OSStatus
     var data: Data?
     switch operation {
-    case "add", "add-trusting", "add-any":
+    case "add", "add-trusting", "add-any", "add-after-first-unlock":
         query[kSecValueData as String] = Data((ProcessInfo.processInfo.environment["KEYHAVEN_TEST_DATA"] ?? account).utf8)
         query[kSecAttrLabel as String] = "item \(account)"
-        if operation != "add" { query[kSecAttrAccess as String] = access(any: operation == "add-any") }
+        if operation == "add-trusting" || operation == "add-any" { query[kSecAttrAccess as String] = access(any: operation == "add-any") }
+        if operation == "add-after-first-unlock" { query[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlock }
         status = SecItemAdd(query as CFDictionary, nil)
     case "add-presence", "add-biometry", "add-either":
         query[kSecValueData as String] = Data(account.utf8)

@@ -78,6 +78,16 @@ extension KeychainDatabase {
         }
     }
 
+    /// Locks when its settings say to lock when the screen locks or the system sleeps (Apple's
+    /// `lockOnSleep`); whether it locked now.
+    package func lockForScreenOrSleep() -> Bool {
+        (try? withSession { session in
+            guard session.settings.lockOnSleep, session.unlocked, session.kdf != nil else { return false }
+            session.lockClasses()
+            return true
+        }) ?? false
+    }
+
     /// The keychain's lock settings.
     package func lockSettings() -> LockSettings {
         (try? withSession { $0.settings }) ?? LockSettings()

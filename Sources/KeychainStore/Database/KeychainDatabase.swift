@@ -96,6 +96,16 @@ package final class KeychainDatabase: Sendable {
         }
     }
 
+    /// Applies the lock interval now, without counting as a use (the timer applies it every few
+    /// seconds as well); whether it locked the keychain now.
+    package func applyAutoLock() -> Bool {
+        session.withLock { session in
+            let wasUnlocked = session.unlocked
+            session.applyAutoLock()
+            return wasUnlocked && !session.unlocked
+        }
+    }
+
     /// Drops the locking classes' keys once the keychain has been idle for its lock interval,
     /// checked from a timer so that keys leave memory even when no call comes.
     func scheduleAutoLock(_ settings: LockSettings) {
@@ -116,10 +126,15 @@ package final class KeychainDatabase: Sendable {
 }
 
 extension KeychainDatabase.Session {
-    /// Locks if the auto-lock interval has passed since the last call.
+    /// Locks once the lock interval has passed since the last call, or since the user went idle
+    /// (``UserActivity``): Apple's "lock after N minutes of inactivity", where a program that
+    /// keeps calling does not keep the keychain open for a user who has left.
     mutating func applyAutoLock() {
-        guard unlocked, kdf != nil, settings.useLockInterval,
-              ContinuousClock.now - lastUse >= .seconds(Int(settings.lockInterval)) else { return }
+        guard unlocked, kdf != nil, settings.useLockInterval else { return }
+        let interval = Duration.seconds(Int(settings.lockInterval))
+        let now = ContinuousClock.now
+        let userIdle = UserActivity.idleSince.map { now - $0 >= interval } ?? false
+        guard now - lastUse >= interval || userIdle else { return }
         lockClasses()
     }
 

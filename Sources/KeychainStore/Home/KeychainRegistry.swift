@@ -77,6 +77,18 @@ package final class KeychainRegistry: Sendable {
         for database in open.withLock({ Array($0.values) }) { database.lock() }
     }
 
+    /// Locks the open keychains whose settings say to lock with the screen and on sleep; the
+    /// paths of those it locked.
+    package func lockForScreenOrSleep() -> [String] {
+        open.withLock { Array($0) }.filter { $0.value.lockForScreenOrSleep() }.map(\.key).sorted()
+    }
+
+    /// Applies every open keychain's lock interval now (after ``UserActivity`` changed); the
+    /// paths of those that were unlocked and are locked now.
+    package func applyAutoLocks() -> [String] {
+        open.withLock { Array($0) }.filter { $0.value.applyAutoLock() }.map(\.key).sorted()
+    }
+
     /// Closes the keychain at `path` and deletes its files; a file that is not a keychain is
     /// refused (`.invalidKeychain`) and left as it is.
     package func deleteKeychain(at path: String) throws(StoreError) {
