@@ -219,7 +219,8 @@ let linuxTargets: [Target] = [
     // The Secret Service provider (org.freedesktop.secrets) over the agent's keychains.
     .target(
         name: "KeyhavenSecretService",
-        dependencies: ["KeyhavenAgent", "KeyhavenDBus", "KeyhavenSecretServiceCore", "KeychainStore", "KeychainModel"],
+        dependencies: ["KeyhavenAgent", "KeyhavenDBus", "KeyhavenSecretServiceCore", "KeychainStore", "KeychainModel",
+                       .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
     // The agent following the user's session in logind: the screen's lock, sleep, idle time.

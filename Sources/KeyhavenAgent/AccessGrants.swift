@@ -11,8 +11,11 @@ package struct AccessGrants: Sendable {
     /// The grants' own group; no client is ever given it.
     static let group = "keyhaven.access"
     static let service = "keyhaven.access-grant"
-    /// Groups no client may be granted: the grants' and the sync engine's.
-    package static let reserved: Set<String> = [group, "com.keyhaven.sync"]
+    /// The Secret portal's applications' secrets (`KeyhavenSecretService`'s `SecretPortal`).
+    package static let portalGroup = "keyhaven.portal"
+    /// Groups no client may be granted, and no Secret Service client sees: the grants', the sync
+    /// engine's and the Secret portal's.
+    package static let reserved: Set<String> = [group, "com.keyhaven.sync", portalGroup]
     private static let caller = Caller(accessGroups: [group])
 
     let database: KeychainDatabase

@@ -71,14 +71,7 @@ package final class BusConnection: @unchecked Sendable {
         self.onClientAppeared = onClientAppeared
         let me = Unmanaged.passUnretained(self).toOpaque()
         var slot: OpaquePointer?
-        var r = sd_bus_add_fallback(bus, &slot, path, { message, userdata, _ in
-            guard let message, let userdata else { return 0 }
-            let connection = Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue()
-            var type: UInt8 = 0
-            guard sd_bus_message_get_type(message, &type) >= 0, type == UInt8(SD_BUS_MESSAGE_METHOD_CALL) else { return 0 }
-            connection.onCall?(BusCall(message: message, connection: connection))
-            return 1
-        }, me)
+        var r = sd_bus_add_fallback(bus, &slot, path, Self.deliverCall, me)
         guard r >= 0 else { throw StoreError(.notAvailable, "cannot serve \(path): \(String(cString: strerror(-r)))") }
         slots.append(slot)
         r = sd_bus_match_signal(bus, &slot, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
@@ -107,6 +100,36 @@ package final class BusConnection: @unchecked Sendable {
             index += 1
         }
         free(acquired)
+    }
+
+    /// sd-bus's handler of the served paths: each method call to ``onCall``.
+    private static let deliverCall: sd_bus_message_handler_t = { message, userdata, _ in
+            guard let message, let userdata else { return 0 }
+            let connection = Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue()
+            var type: UInt8 = 0
+            guard sd_bus_message_get_type(message, &type) >= 0, type == UInt8(SD_BUS_MESSAGE_METHOD_CALL) else { return 0 }
+            connection.onCall?(BusCall(message: message, connection: connection))
+            return 1
+        }
+
+    /// Delivers the method calls to `path` and below to the handler ``serve(_:onCall:onClientAppeared:onClientGone:)``
+    /// set, too; after it.
+    package func serveAlso(_ path: String) throws(StoreError) {
+        var slot: OpaquePointer?
+        let r = sd_bus_add_fallback(bus, &slot, path, Self.deliverCall, Unmanaged.passUnretained(self).toOpaque())
+        guard r >= 0 else { throw StoreError(.notAvailable, "cannot serve \(path): \(String(cString: strerror(-r)))") }
+        slots.append(slot)
+    }
+
+    /// The unique name of the connection that owns the well-known `name` now; nil when none
+    /// does. On the bus thread.
+    package func owner(of name: String) -> String? {
+        var creds: OpaquePointer?
+        guard sd_bus_get_name_creds(bus, name, kh_bus_creds_unique_name(), &creds) >= 0, let creds else { return nil }
+        defer { sd_bus_creds_unref(creds) }
+        var unique: UnsafePointer<CChar>?
+        guard sd_bus_creds_get_unique_name(creds, &unique) >= 0, let unique else { return nil }
+        return String(cString: unique)
     }
 
     /// The process that connected as unique name `name`, from the bus (its credentials for it).

@@ -85,6 +85,11 @@ enum BusMessage {
             case UInt8(ascii: "g"): return .signature(string)
             default: return .string(string)
             }
+        case UInt8(ascii: "h"):
+            // The message owns the descriptor it carries: the value holds a duplicate of its own.
+            var fd: Int32 = -1
+            guard sd_bus_message_read_basic(m, type, &fd) > 0, let owned = BusFileDescriptor(duplicating: fd) else { return nil }
+            return .fileDescriptor(owned)
         case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "i"), UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"),
              UInt8(ascii: "d"), UInt8(ascii: "n"), UInt8(ascii: "q"):
             guard sd_bus_message_read_basic(m, type, &storage) > 0 else { return nil }
@@ -149,6 +154,8 @@ enum BusMessage {
             return container(UInt8(ascii: "r"), fields.map(\.signature).joined()) { fields.allSatisfy { append(m, $0) } }
         case .variant(let inner):
             return container(UInt8(ascii: "v"), inner.signature) { append(m, inner) }
+        case .fileDescriptor(let descriptor):
+            return basic(UInt8(ascii: "h"), descriptor.fd)
         }
     }
 }

@@ -21,6 +21,8 @@ package indirect enum BusValue: Sendable, Equatable {
     case dictionary(key: String, value: String, [Pair])
     case structure([BusValue])
     case variant(BusValue)
+    /// `h`: a file descriptor passed with the message.
+    case fileDescriptor(BusFileDescriptor)
 
     package struct Pair: Sendable, Equatable {
         package let key: BusValue
@@ -46,6 +48,7 @@ package indirect enum BusValue: Sendable, Equatable {
         case .dictionary(let key, let value, _): "a{\(key)\(value)}"
         case .structure(let fields): "(" + fields.map(\.signature).joined() + ")"
         case .variant: "v"
+        case .fileDescriptor: "h"
         }
     }
 

@@ -19,6 +19,17 @@ enum Introspection {
           </interface>
         """
 
+    static let portalSecret = """
+          <interface name="org.freedesktop.impl.portal.Secret">
+            <method name="RetrieveSecret">
+              <arg name="handle" type="o" direction="in"/><arg name="app_id" type="s" direction="in"/>
+              <arg name="fd" type="h" direction="in"/><arg name="options" type="a{sv}" direction="in"/>
+              <arg name="response" type="u" direction="out"/><arg name="results" type="a{sv}" direction="out"/>
+            </method>
+            <property name="version" type="u" access="read"/>
+          </interface>
+        """
+
     static let properties = """
           <interface name="org.freedesktop.DBus.Properties">
             <method name="Get"><arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="v" direction="out"/></method>

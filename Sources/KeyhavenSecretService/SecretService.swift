@@ -58,6 +58,8 @@ package final class SecretService: Sendable {
                 state.prompts = state.prompts.filter { $0.value.owner != name }
             }
         })
+        // The Secret portal's backend, on the same name (docs/secret-service.md, "The Secret portal").
+        try connection.serveAlso(SecretPortal.path)
     }
 
     /// The object at `path`, with the alias `default` naming the default keychain as it is now.
@@ -76,9 +78,13 @@ package final class SecretService: Sendable {
             call.fail(.invalidArguments("the arguments could not be read"))
             return
         }
+        // Who owns the portal's frontend name is read here, on the bus thread, as the call comes.
+        let portal = call.path == SecretPortal.path
+        let fromFrontend = portal && connection.owner(of: SecretPortal.frontend) == call.sender
         workers.async { [self] in
             do throws(BusError) {
-                let (values, sensitive) = try dispatch(call, arguments)
+                let (values, sensitive) = portal ? try portalMethod(Method(call: call, arguments: arguments), fromFrontend: fromFrontend)
+                    : try dispatch(call, arguments)
                 call.reply(values, sensitive: sensitive)
             } catch {
                 call.fail(error)

@@ -11,7 +11,30 @@ struct InstallScriptTests {
     func install(_ arguments: [String], home: String) throws -> CommandRunner.Result {
         var environment = try CommandRunner().environment
         environment["HOME"] = home
+        environment["XDG_CONFIG_HOME"] = nil
         return try CommandRunner.execute("/bin/bash", [Self.source + "/scripts/install"] + arguments, environment: environment)
+    }
+
+    @Test("The Secret portal's backend: keyhaven.portal where xdg-desktop-portal looks, and Keyhaven preferred in the user's portals.conf, another backend replaced and the rest kept")
+    func secretPortalBackend() throws {
+        let home = try TemporaryFolder.make(prefix: "keyhaven-install")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let prefix = home + "/.local"
+        let conf = home + "/.config/xdg-desktop-portal/portals.conf"
+        var result = try install(["--prefix", prefix, "--binaries", CommandRunner.products.path], home: home)
+        #expect(result.status == 0, "\(result.error)")
+        let portal = try String(contentsOfFile: prefix + "/share/xdg-desktop-portal/portals/keyhaven.portal", encoding: .utf8)
+        #expect(portal == "[portal]\nDBusName=org.freedesktop.secrets\nInterfaces=org.freedesktop.impl.portal.Secret;\n")
+        #expect(try String(contentsOfFile: conf, encoding: .utf8) == "[preferred]\norg.freedesktop.impl.portal.Secret=keyhaven\n")
+        try "[preferred]\ndefault=gtk\norg.freedesktop.impl.portal.Secret=gnome-keyring\norg.freedesktop.impl.portal.FileChooser=gtk\n"
+            .write(toFile: conf, atomically: true, encoding: .utf8)
+        result = try install(["--prefix", prefix, "--binaries", CommandRunner.products.path], home: home)
+        #expect(result.status == 0)
+        #expect(try String(contentsOfFile: conf, encoding: .utf8)
+                == "[preferred]\ndefault=gtk\norg.freedesktop.impl.portal.Secret=keyhaven\norg.freedesktop.impl.portal.FileChooser=gtk\n")
+        try "# mine\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        result = try install(["--prefix", prefix, "--binaries", CommandRunner.products.path], home: home)
+        #expect(try String(contentsOfFile: conf, encoding: .utf8) == "# mine\n[preferred]\norg.freedesktop.impl.portal.Secret=keyhaven\n")
     }
 
     @Test("Installs the programs, manual pages, completion, systemd user units and the D-Bus file under a prefix")
@@ -63,11 +86,14 @@ struct InstallScriptTests {
         var environment = try CommandRunner().environment
         environment["HOME"] = home
         environment["DESTDIR"] = home + "/stage"
+        environment["XDG_CONFIG_HOME"] = nil
         let result = try CommandRunner.execute("/bin/bash", [Self.source + "/scripts/install", "--prefix", "/usr/local",
                                                              "--binaries", CommandRunner.products.path], environment: environment)
         #expect(result.status == 0, "\(result.error)")
         let unit = try String(contentsOfFile: home + "/stage/usr/local/lib/systemd/user/keyhavend.service", encoding: .utf8)
         #expect(unit.contains("ExecStart=/usr/local/bin/keyhavend\n"))
+        #expect(FileManager.default.fileExists(atPath: home + "/stage/usr/local/share/xdg-desktop-portal/portals/keyhaven.portal"))
+        #expect(FileManager.default.fileExists(atPath: home + "/stage/etc/xdg/xdg-desktop-portal/portals.conf"))
     }
 
     @Test("Bad options: a relative prefix, an unknown option, a folder without the programs")
