@@ -10,6 +10,9 @@ import KeyhavenAgentClient
 /// - `unlock`: creates the login keychain (`login.keychain-db` in the keychain home) with the
 ///   login password if there is none, gives one without a password the login password, else
 ///   unlocks it (`errSecAuthFailed`, exit 51, when its password is not the login password).
+/// - `screen-unlock`: unlocks it with the password when it has one, and does nothing else (no
+///   keychain made, no password given): pam_keyhaven's `unlock` in a screen locker runs it during
+///   authentication, before it is known whether the password was right.
 /// - `change`: changes its password from the old login password to the new one (one without a
 ///   password gets the new one).
 struct LoginKeychainCommand: ParsableCommand {
@@ -17,8 +20,9 @@ struct LoginKeychainCommand: ParsableCommand {
         commandName: "login-keychain",
         abstract: "Unlock the login keychain with the login password, or follow its change (for pam_keyhaven; passwords on standard input).")
         .underKeyhaven
-    enum Action: String, ExpressibleByArgument { case unlock, change }
-    @Argument(help: "unlock (reads the login password) or change (reads the old, then the new).") var action: Action
+    enum Action: String, ExpressibleByArgument { case unlock, screenUnlock = "screen-unlock", change }
+    @Argument(help: "unlock (reads the login password), screen-unlock (the same, only unlocking a keychain that has a password) or change (reads the old, then the new).")
+    var action: Action
 
     func run() throws {
         try perform("SecKeychainUnlock") { () throws(StoreError) in
@@ -35,6 +39,8 @@ struct LoginKeychainCommand: ParsableCommand {
                 } else {
                     try session.send(.changePassword(keychain: path, old: Data(), new: Data(first)))
                 }
+            case .screenUnlock:
+                if hasPassword { try session.send(.unlock(keychain: path, password: Data(first))) }
             case .change:
                 var second = try PasswordInput.resolve("-", prompt: "") ?? []
                 defer { zeroize(&second) }

@@ -14,7 +14,7 @@ struct PAMModuleTests {
     /// `home`: the session's by default), as pam_systemd's do on a real system; `homeInPAM`
     /// false: no keychain home there (the module takes the user's default). Undone by
     /// ``tearDown(_:)``.
-    func setUp(keyhaven: String? = nil, home: String? = nil, homeInPAM: Bool = true) throws -> UserKeychainSession {
+    func setUp(keyhaven: String? = nil, home: String? = nil, homeInPAM: Bool = true, authArguments: String = "") throws -> UserKeychainSession {
         let session = try UserKeychainSession(try LocalUser.make("keyhaven-pam"))
         let source = SourceTree.root + "/contrib/pam/pam_keyhaven.c"
         let module = session.binaries.path("pam_keyhaven.so")
@@ -26,7 +26,7 @@ struct PAMModuleTests {
         let line = "\(module) keyhaven=\(keyhaven ?? session.binaries.path("keyhaven"))"
         try """
             auth     required pam_unix.so
-            auth     optional \(line)
+            auth     optional \(line)\(authArguments)
             session  required pam_env.so conffile=\(environment) readenv=0
             session  optional \(line)
             password optional \(line)
@@ -82,6 +82,32 @@ struct PAMModuleTests {
         #expect(try session.keyhaven("unlock-keychain", "-p", "login-pw-1", "login").status == 51)
         #expect(try session.keyhaven("unlock-keychain", "-p", "login-pw-2", "login").status == 0)
         #expect(try session.keyhaven("find-generic-password", "-a", "before-login", "-w").output == "kept\n")
+    }
+
+    @Test("In a screen locker's service (`unlock`), the screen's unlock unlocks the login keychain: the locker runs as the user, so its environment names the keychain; under su, root's environment names nothing")
+    func screenLockerUnlocks() throws {
+        let session = try setUp(authArguments: " unlock")
+        defer { tearDown(session) }
+        #expect(try pamtester(session, ["authenticate", "open_session"], input: "login-pw-1\n") == 0)
+        #expect(try session.keyhaven("lock-keychain").status == 0)
+        let user = session.user
+        // The screen locker: pam_authenticate only, as the user, in the user's session environment.
+        func locker(_ password: String) throws -> Int32 {
+            try Shell.run("/usr/bin/setpriv", ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups", "/usr/bin/pamtester",
+                                               Self.service, user.name, "authenticate"],
+                          input: password + "\n", environment: session.environment)
+        }
+        let before = try session.keyhaven("show-keychain-info", "login")
+        #expect(before.output.hasSuffix(" locked\n"), "\(before)")
+        #expect(try locker("wrong") != 0)
+        #expect(try session.keyhaven("show-keychain-info", "login").output.hasSuffix(" locked\n"))
+        #expect(try locker("login-pw-1") == 0)
+        #expect(try session.keyhaven("show-keychain-info", "login").output.hasSuffix(" unlocked\n"))
+        // Root authenticating the user (su): its own environment is not the user's session.
+        #expect(try session.keyhaven("lock-keychain").status == 0)
+        #expect(try pamtester(session, ["authenticate"], input: "login-pw-1\n", environment: session.environment) == 0)
+        let info = try session.keyhaven("show-keychain-info", "login")
+        #expect(info.output.hasSuffix(" locked\n"), "\(info)")
     }
 
     @Test("A first login creates the login keychain with the login password")

@@ -11,12 +11,18 @@
  *                                       login password changes (needs the old one: a password
  *                                       reset by root leaves the keychain's password as it was)
  *
- * Argument: keyhaven=PATH (default /usr/local/bin/keyhaven). The passwords reach the command on a
- * pipe (never its command line or environment); the module's copy is wiped once used.
+ *   auth     optional pam_keyhaven.so unlock   in a screen locker's service: runs `keyhaven
+ *                                       login-keychain screen-unlock` at once (a screen locker opens
+ *                                       no session), so the screen's unlock unlocks the login
+ *                                       keychain; it only unlocks one that has a password
+ *
+ * Arguments: keyhaven=PATH (default /usr/local/bin/keyhaven), unlock. The passwords reach the
+ * command on a pipe (never its command line or environment); the module's copy is wiped once used.
  *
  * The command's environment comes from PAM's environment (pam_getenv: what pam_env or
- * pam_systemd set), never from this process's: under su, that is the invoking user's, who would
- * otherwise choose the keychain that receives the target user's password. The keychain home must
+ * pam_systemd set), and from this process's only when this process already runs as the target
+ * user (a screen locker): under su, this process's is the invoking user's, who would otherwise
+ * choose the keychain that receives the target user's password. The keychain home must
  * be the target user's (the home, or the nearest folder above it that exists, owned by them), and
  * the command inherits no descriptor but its standard three.
  * Build and install: contrib/pam/README.md.
@@ -62,9 +68,25 @@ static const char *keyhaven_path(int argc, const char **argv) {
     return "/usr/local/bin/keyhaven";
 }
 
-/* NAME=value for the child's environment, from PAM's environment only; NULL if unset there. */
-static char *passed_variable(pam_handle_t *pamh, const char *name) {
+static int has_argument(int argc, const char **argv, const char *name) {
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], name) == 0) return 1;
+    }
+    return 0;
+}
+
+/* A variable of the user's session: PAM's environment's, else, when this process runs as the
+   user already (a screen locker, not su), this process's. */
+static const char *session_variable(pam_handle_t *pamh, const struct passwd *pw, const char *name) {
     const char *value = pam_getenv(pamh, name);
+    if (value != NULL) return value;
+    if (getuid() == pw->pw_uid && geteuid() == pw->pw_uid) return getenv(name);
+    return NULL;
+}
+
+/* NAME=value for the child's environment (session_variable); NULL if unset. */
+static char *passed_variable(pam_handle_t *pamh, const struct passwd *pw, const char *name) {
+    const char *value = session_variable(pamh, pw, name);
     if (value == NULL) return NULL;
     char *entry = NULL;
     return asprintf(&entry, "%s=%s", name, value) < 0 ? NULL : entry;
@@ -74,8 +96,8 @@ static char *passed_variable(pam_handle_t *pamh, const char *name) {
    else ~/.local/share/keyhaven, as the command finds it) is the user's: an absolute path whose
    nearest existing folder (itself, once made) is a folder, not a link, owned by the user. */
 static int home_is_users(pam_handle_t *pamh, const struct passwd *pw) {
-    const char *explicit_home = pam_getenv(pamh, "KEYHAVEN_HOME");
-    const char *data = pam_getenv(pamh, "XDG_DATA_HOME");
+    const char *explicit_home = session_variable(pamh, pw, "KEYHAVEN_HOME");
+    const char *data = session_variable(pamh, pw, "XDG_DATA_HOME");
     char *home = NULL;
     int made;
     if (explicit_home != NULL && explicit_home[0] != '\0') made = asprintf(&home, "%s", explicit_home);
@@ -138,7 +160,7 @@ static int run_as_user(pam_handle_t *pamh, int argc, const char **argv, const ch
     env[n++] = strdup("PATH=/usr/local/bin:/usr/bin:/bin");
     const char *passed[] = {"XDG_RUNTIME_DIR", "XDG_DATA_HOME", "KEYHAVEN_HOME", "KEYHAVEN_AGENT_SOCKET"};
     for (size_t i = 0; i < sizeof passed / sizeof passed[0]; i++) {
-        char *entry = passed_variable(pamh, passed[i]);
+        char *entry = passed_variable(pamh, pw, passed[i]);
         if (entry != NULL) env[n++] = entry;
     }
 
@@ -180,10 +202,15 @@ static int run_as_user(pam_handle_t *pamh, int argc, const char **argv, const ch
 
 PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv) {
     (void)flags;
-    (void)argc;
-    (void)argv;
     const void *token = NULL;
     if (pam_get_item(pamh, PAM_AUTHTOK, &token) != PAM_SUCCESS || token == NULL) return PAM_IGNORE;
+    if (has_argument(argc, argv, "unlock")) {
+        /* A screen locker: no session follows, so the keychain is unlocked now. Whether the
+           password was right is not known yet: screen-unlock only unlocks a keychain that has a
+           password (a wrong one fails), never makes one or gives it this password. */
+        int status = run_as_user(pamh, argc, argv, "screen-unlock", token, NULL);
+        if (status != 0) pam_syslog(pamh, LOG_WARNING, "could not unlock the login keychain (keyhaven exit status %d)", status);
+    }
     char *copy = strdup(token);
     if (copy == NULL || pam_set_data(pamh, authtok_key, copy, wipe_and_free) != PAM_SUCCESS) {
         wipe_and_free(pamh, copy, 0);
