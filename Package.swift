@@ -249,6 +249,13 @@ let linuxTargets: [Target] = [
         dependencies: ["KeyhavenCLI"],
         swiftSettings: strictSwift
     ),
+    // Keychain Access for Linux without its window: the agent session, the items list's rows,
+    // categories, search and sorting (the window draws what these say).
+    .target(
+        name: "KeychainAccessCore",
+        dependencies: ["KeyhavenCLI", "KeyhavenAgentClient", "KeychainModel", "KeychainStore"],
+        swiftSettings: strictSwift
+    ),
     // git's credential helper over the agent (as git-credential-osxkeychain on a Mac).
     .executableTarget(
         name: "git-credential-keyhaven",
@@ -340,6 +347,12 @@ let linuxTargets: [Target] = [
     .testTarget(
         name: "KeyhavenSecretServiceCoreTests",
         dependencies: ["KeyhavenSecretServiceCore", "KeyhavenDBus", "KeychainModel"],
+        swiftSettings: strictSwift
+    ),
+    // Keychain Access's logic against a real agent, without a display.
+    .testTarget(
+        name: "KeychainAccessCoreTests",
+        dependencies: ["KeychainAccessCore", "KeychainModel", "KeychainTestSupport", "keyhaven", "keyhavend"],
         swiftSettings: strictSwift
     ),
     // The agent following the session, with logind mocked on a private system bus.

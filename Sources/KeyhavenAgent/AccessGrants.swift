@@ -9,13 +9,10 @@ import KeyhavenAgentClient
 /// ThisDeviceOnly (never synced: digests are this machine's), trusted by no application.
 package struct AccessGrants: Sendable {
     /// The grants' own group; no client is ever given it.
-    static let group = "keyhaven.access"
+    static let group = AgentGroups.grants
     static let service = "keyhaven.access-grant"
-    /// The Secret portal's applications' secrets (`KeyhavenSecretService`'s `SecretPortal`).
-    package static let portalGroup = "keyhaven.portal"
-    /// Groups no client may be granted, and no Secret Service client sees: the grants', the sync
-    /// engine's and the Secret portal's.
-    package static let reserved: Set<String> = [group, "com.keyhaven.sync", portalGroup]
+    /// Groups no client may be granted, and no Secret Service client sees.
+    package static let reserved = AgentGroups.all
     private static let caller = Caller(accessGroups: [group])
 
     let database: KeychainDatabase

@@ -35,7 +35,7 @@ package struct AgentService: Sendable {
         self.prompter = prompter
         let folder = ApplicationIdentityReader.currentPath.split(separator: "/", omittingEmptySubsequences: false).dropLast()
             .joined(separator: "/")
-        administratorPaths = Set(["keyhaven", "keyhaven-pki", "keyhaven-sync"].map { folder + "/" + $0 })
+        administratorPaths = Set(["keyhaven", "keyhaven-pki", "keyhaven-sync", "keyhaven-access"].map { folder + "/" + $0 })
     }
 
     /// The answer to one request, or the question the user must answer first.

@@ -10,7 +10,7 @@ import KeyhavenAgentClient
 /// What every subcommand needs: the keychain home, the agent (started on first need), and how
 /// names become keychain paths.
 package struct Session {
-    let home: KeychainHome
+    package let home: KeychainHome
     let socket: AgentSocket
     /// The command's access groups: `KEYHAVEN_ACCESS_GROUPS`, else `keyhaven` (where adds go)
     /// and `*` (every group's items, as macOS's command sees every item of the user's keychains).

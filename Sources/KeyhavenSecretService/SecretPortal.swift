@@ -1,4 +1,4 @@
-import KeyhavenAgent
+import KeychainModel
 
 /// The names of the Secret portal's backend (`org.freedesktop.impl.portal.Secret`), which
 /// xdg-desktop-portal asks for a sandboxed application's secret, and the rules for what it is given.
@@ -14,7 +14,7 @@ enum SecretPortal {
     /// Each application's secret: a generic password of this service, its account the
     /// application id, in the agent's own access group, `AfterFirstUnlock`, never synced.
     static let service = "org.freedesktop.portal.Secret"
-    static let group = AccessGrants.portalGroup
+    static let group = AgentGroups.portal
     static let secretByteCount = 64
 
     /// Whether `id` is an application id as Flatpak and snapd give them: a D-Bus well-known name

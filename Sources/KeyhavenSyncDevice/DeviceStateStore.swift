@@ -7,7 +7,7 @@ import KeychainStore
 /// ThisDeviceOnly, never synchronizable. Its keys are as safe as any item's: encrypted under the
 /// keychain's class key, unreadable before the first unlock.
 struct DeviceStateStore: Sendable {
-    static let group = "com.keyhaven.sync"
+    static let group = AgentGroups.sync
     static let caller = Caller(accessGroups: [group])
 
     let database: KeychainDatabase
