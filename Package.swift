@@ -65,6 +65,8 @@ let linuxTargets: [Target] = [
     ),
     // Process hardening for the agent (not dumpable, no core file, freed memory overwritten) and
     // the kernel's answers about other processes (a socket's peer, a file system's type).
+    // GTK 4 (Debian: libgtk-4-dev), for Keychain Access's window.
+    .systemLibrary(name: "CGtk", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
     .target(name: "CHardening"),
     // The engine's plain types: errors, the item model, the keychain home, the wire format.
     // No crypto, no SQLite: the command and the agent client link only this.
@@ -254,6 +256,12 @@ let linuxTargets: [Target] = [
     .target(
         name: "KeychainAccessCore",
         dependencies: ["KeyhavenCLI", "KeyhavenAgentClient", "KeychainModel", "KeychainStore"],
+        swiftSettings: strictSwift
+    ),
+    // Keychain Access for Linux: the window (GTK calls only; the logic is KeychainAccessCore's).
+    .executableTarget(
+        name: "keyhaven-access",
+        dependencies: ["CGtk", "KeychainAccessCore", "KeychainModel"],
         swiftSettings: strictSwift
     ),
     // git's credential helper over the agent (as git-credential-osxkeychain on a Mac).

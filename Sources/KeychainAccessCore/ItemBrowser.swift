@@ -51,7 +51,7 @@ package struct ItemBrowser: Sendable, Equatable {
         }
     }
 
-    static func compare(_ a: ItemRow, _ b: ItemRow, by column: Column) -> Int {
+    package static func compare(_ a: ItemRow, _ b: ItemRow, by column: Column) -> Int {
         if column == .modified {
             let (x, y) = (a.modified ?? .distantPast, b.modified ?? .distantPast)
             return x == y ? 0 : (x < y ? -1 : 1)

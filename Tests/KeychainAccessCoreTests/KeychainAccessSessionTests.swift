@@ -42,3 +42,51 @@ struct KeychainAccessSessionTests {
         #expect(try session.rows(in: keychains[1].path).map(\.account) == ["octo"])
     }
 }
+
+/// What the window shows and does, through its model, against a real agent.
+@Suite(.freshKeychain(), .serialized)
+struct KeychainAccessModelTests {
+    @Test("The model selects the default keychain, filters as the search is typed, locks and unlocks (a wrong password said, nothing changed), and says when the agent is gone, then reconnects")
+    func modelFollowsTheAgent() throws {
+        var runner = try CommandRunner()
+        defer { runner.finish() }
+        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]
+        setenv("XDG_RUNTIME_DIR", runner.runtime, 1)
+        defer { if let runtime { setenv("XDG_RUNTIME_DIR", runtime, 1) } else { unsetenv("XDG_RUNTIME_DIR") } }
+        #expect(try runner.run("create-keychain", "-p", "pw", "work").status == 0)
+        #expect(try runner.run("default-keychain", "-s", "work").status == 0)
+        #expect(try runner.run("add-generic-password", "-a", "ada", "-s", "mail", "-w", "x", "work").status == 0)
+        #expect(try runner.run("add-generic-password", "-a", "bob", "-s", "vpn", "-w", "y", "work").status == 0)
+        let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        #expect(try runner.run("access", "grant", "-T", me, "-G", "*").status == 0)
+
+        let model = KeychainAccessModel()
+        model.refresh()
+        #expect(model.message == nil)
+        #expect(model.selectedKeychain?.name == "work" && model.selectedKeychain?.isDefault == true)
+        #expect(model.shown.map(\.account) == ["ada", "bob"])
+        model.browser.search = "vpn"
+        #expect(model.shown.map(\.account) == ["bob"])
+        model.lockSelected()
+        #expect(model.selectedKeychain?.isUnlocked == false && model.shown.isEmpty)
+        #expect(model.unlockSelected(password: Array("nope".utf8)) == "The password is not this keychain's.")
+        #expect(model.selectedKeychain?.isUnlocked == false)
+        #expect(model.unlockSelected(password: Array("pw".utf8)) == nil)
+        #expect(model.shown.map(\.account) == ["bob"])
+        // Another program adds an item: the next refresh (the window's every second) shows it.
+        #expect(try runner.run("add-generic-password", "-a", "carol", "-s", "vpn2", "-w", "z", "work").status == 0)
+        model.refresh()
+        #expect(model.shown.map(\.account) == ["bob", "carol"])
+
+        #expect(try runner.run("agent", "stop").status == 0)
+        // No agent and none may start (the socket's folder is made unusable): it says so.
+        let blocked = runner.runtime + "/keyhaven"
+        try? FileManager.default.removeItem(atPath: blocked)
+        #expect(FileManager.default.createFile(atPath: blocked, contents: Data()))
+        model.refresh()
+        #expect(model.message?.hasPrefix("The keychain agent is not reachable") == true)
+        try FileManager.default.removeItem(atPath: blocked)
+        model.refresh()
+        #expect(model.message == nil && model.selectedKeychain?.name == "work")
+    }
+}
