@@ -390,7 +390,8 @@ let linuxTargets: [Target] = [
     // What is installed beside the programs: scripts/install and the PAM module.
     .testTarget(
         name: "InstallationTests",
-        dependencies: ["KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend", "keyhaven-sync", "git-credential-keyhaven"],
+        dependencies: ["KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend", "keyhaven-sync", "git-credential-keyhaven",
+                       "keyhaven-access"],
         swiftSettings: strictSwift
     ),
     .testTarget(

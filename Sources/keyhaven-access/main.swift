@@ -2,6 +2,8 @@
 import CGtk
 
 gtk_init()
+// The icon scripts/install puts in the icon theme, as the desktop entry names it.
+gtk_window_set_default_icon_name("keyhaven-access")
 let loop = g_main_loop_new(nil, 0)
 MainActor.assumeIsolated {
     let window = AccessWindow(onClose: { g_main_loop_quit(loop) })

@@ -45,9 +45,14 @@ struct InstallScriptTests {
         let result = try install(["--prefix", prefix, "--binaries", CommandRunner.products.path], home: home)
         #expect(result.status == 0, "\(result.output)\n\(result.error)")
         let files = FileManager.default
-        for program in ["keyhaven", "keyhaven-pki", "keyhaven-sync", "keyhavend", "git-credential-keyhaven"] {
+        for program in ["keyhaven", "keyhaven-pki", "keyhaven-sync", "keyhavend", "git-credential-keyhaven", "keyhaven-access"] {
             #expect(files.isExecutableFile(atPath: "\(prefix)/bin/\(program)"), "\(program)")
         }
+        // Keychain Access in the menus, with its icon.
+        let entry = try String(contentsOfFile: prefix + "/share/applications/keyhaven-access.desktop", encoding: .utf8)
+        #expect(entry.contains("Name=Keychain Access\n") && entry.contains("Exec=\(prefix)/bin/keyhaven-access\n"))
+        #expect(entry.contains("Icon=keyhaven-access\n"))
+        #expect(files.fileExists(atPath: prefix + "/share/icons/hicolor/scalable/apps/keyhaven-access.svg"))
         for page in ["keyhaven", "keyhavend", "git-credential-keyhaven"] {
             #expect(files.fileExists(atPath: "\(prefix)/share/man/man1/\(page).1"))
         }
