@@ -363,6 +363,13 @@ let linuxTargets: [Target] = [
         dependencies: ["KeychainAccessCore", "KeychainModel", "KeychainTestSupport", "keyhaven", "keyhavend"],
         swiftSettings: strictSwift
     ),
+    // Keychain Access's window under Xvfb, driven through AT-SPI.
+    .testTarget(
+        name: "KeychainAccessWindowTests",
+        dependencies: ["KeychainTestSupport", "keyhaven", "keyhavend", "keyhaven-access"],
+        exclude: ["driver.py"],
+        swiftSettings: strictSwift
+    ),
     // The agent following the session, with logind mocked on a private system bus.
     .testTarget(
         name: "KeyhavenSessionTests",

@@ -1,0 +1,62 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// Keychain Access's window for real: under Xvfb, with an AT-SPI bus, driven by its controls'
+/// accessible names (driver.py, python3-pyatspi). Screenshots of each step are kept in
+/// `$KEYHAVEN_SCREENSHOTS` when set, and on failure in the test's folder, which is then kept.
+@Suite(.freshKeychain(), .serialized)
+struct KeychainAccessWindowTests {
+    static let tools = ["/usr/bin/Xvfb", "/usr/bin/dbus-run-session", "/usr/libexec/at-spi-bus-launcher", "/usr/bin/import"]
+
+    static var toolsPresent: Bool {
+        tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+            && (try? CommandRunner.execute("/usr/bin/python3", ["-c", "import pyatspi"], environment: [:]).status) == 0
+    }
+
+    @Test("Keychains, categories, Search and Items found by name; the search filters as typed; another program's add and delete shown within a second; Unlock asks for the password, says a wrong one, opens with the right one; Lock locks")
+    func driveTheWindow() throws {
+        try #require(Self.toolsPresent, "scripts/bootstrap installs xvfb, at-spi2-core, python3-pyatspi and imagemagick")
+        var runner = try CommandRunner()
+        defer { runner.finish() }
+        let folder = try TemporaryFolder.make(prefix: "keyhaven-window")
+        let shots = ProcessInfo.processInfo.environment["KEYHAVEN_SCREENSHOTS"] ?? folder
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        #expect(try runner.run("add-generic-password", "-a", "ada", "-s", "imap.example.org", "-l", "Mail", "-w", "secret").status == 0)
+        #expect(try runner.run("add-internet-password", "-a", "octo", "-s", "github.com", "-r", "htps", "-w", "token").status == 0)
+        #expect(try runner.run("create-keychain", "-p", "pw", "work").status == 0)
+        #expect(try runner.run("add-generic-password", "-a", "bob", "-s", "vpn", "-w", "x", "work").status == 0)
+        #expect(try runner.run("lock-keychain", "work").status == 0)
+        let products = CommandRunner.products.path
+        let driver = SourceTree.root + "/Tests/KeychainAccessWindowTests/driver.py"
+        // Everything runs in a session of its own (setsid), which is killed whole at the end: the
+        // accessibility bus that GTK has the session bus start outlives its parents otherwise.
+        // Output goes to a file, so that no leftover holds the test's pipe open.
+        let inner = """
+            set -u
+            exec 3>'\(folder)/display'
+            /usr/bin/Xvfb -displayfd 3 -screen 0 1100x700x24 -nolisten tcp >/dev/null 2>&1 &
+            for i in $(seq 100); do [ -s '\(folder)/display' ] && break; sleep 0.05; done
+            exec 3>&-
+            export DISPLAY=":$(cat '\(folder)/display')" GDK_BACKEND=x11
+            /usr/libexec/at-spi-bus-launcher --launch-immediately >/dev/null 2>&1 &
+            '\(products)/keyhaven-access' > '\(folder)/window.log' 2>&1 &
+            SHOTS='\(shots)' KH='\(products)/keyhaven' /usr/bin/python3 '\(driver)'
+            echo "driver=$?"
+            """
+        try inner.write(toFile: folder + "/inner.sh", atomically: true, encoding: .utf8)
+        _ = try CommandRunner.execute("/usr/bin/setsid", ["-w", "/bin/bash", "-c", """
+            /usr/bin/dbus-run-session -- /bin/bash '\(folder)/inner.sh' > '\(folder)/out.txt' 2>&1 < /dev/null
+            pkill -9 -s $$
+            """], environment: runner.environment)
+        let result = (output: (try? String(contentsOfFile: folder + "/out.txt", encoding: .utf8)) ?? "", error: "")
+        let out = result.output
+        let passed = out.contains("driver=0")
+        if passed && shots == folder { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(passed, "\(out)\n\(result.error)\nscreenshots in \(shots)")
+        for step in ["controls found", "items shown", "search filters", "another program's add and delete shown",
+                     "a wrong password is said", "unlocked with the password", "locked again"] {
+            #expect(out.contains(step + "\n"), "\(step)")
+        }
+    }
+}
