@@ -60,9 +60,9 @@ package struct ItemBrowser: Sendable, Equatable {
         return x == y ? 0 : (x < y ? -1 : 1)
     }
 
-    /// `2026-11-28 14:03`, in UTC: the same on every machine the tests run on.
+    /// `YYYY-MM-DD hh:mm`, in UTC: the same on every machine the tests run on.
     static func format(_ date: Date) -> String {
-        // ISO 8601's `2026-11-28T14:03:09Z`, shown without the seconds and the letters.
+        // ISO 8601's `YYYY-MM-DDThh:mm:ssZ`, shown without the seconds and the letters.
         let iso = date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
         return String(iso.prefix(16).map { $0 == "T" ? " " : $0 })
     }

@@ -4,7 +4,6 @@ import Glibc
 import Foundation
 import KeychainModel
 import KeyhavenDBus
-import Synchronization
 
 /// Follows this user's sessions in logind (`org.freedesktop.login1`) on the system bus and
 /// reports what happens to them as ``SessionEvent``s: `Lock` and `Unlock`, the `LockedHint` and
@@ -21,8 +20,6 @@ package final class LogindWatch: Sendable {
     private let retry: Duration
     private let onEvent: @Sendable (SessionEvent) -> Void
     private let log: @Sendable (String) -> Void
-    private let current = Mutex<BusConnection?>(nil)
-    private let stopped = Atomic<Bool>(false)
 
     /// Watches the bus at `address` (the system bus as sd-bus finds it by default), trying again
     /// every `retry` while it cannot connect.
@@ -34,40 +31,33 @@ package final class LogindWatch: Sendable {
         self.log = log
     }
 
-    /// Watches on a thread of its own until ``stop()``.
+    /// Watches on a thread of its own, for as long as the process runs.
     package func start() {
         let thread = Thread { [self] in run() }
         thread.name = "keyhaven.logind"
         thread.start()
     }
 
-    package func stop() {
-        stopped.store(true, ordering: .relaxed)
-        current.withLock { $0?.stop() }
-    }
-
     private func run() {
         var saidUnavailable = false
-        while !stopped.load(ordering: .relaxed) {
+        while true {
             do throws(StoreError) {
                 let connection = try BusConnection(address: address)
                 try subscribe(connection)
-                current.withLock { $0 = connection }
                 let present = (try? connection.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                                     "NameHasOwner", [.string(Self.service)]).first?.boolValue) ?? false
                 log(present ? "following the session in logind: keychains that ask for it lock with the screen and on sleep"
                             : "no logind on the system bus yet: keychains lock with the screen once it appears")
                 saidUnavailable = false
                 connection.run()
-                current.withLock { $0 = nil }
-                if !stopped.load(ordering: .relaxed) { log("the system bus went away; connecting again") }
+                log("the system bus went away; connecting again")
             } catch {
                 if !saidUnavailable {
                     log("no system bus (\(error.message)): keychains do not lock with the screen; trying again every \(retry)")
                     saidUnavailable = true
                 }
             }
-            if !stopped.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: Double(retry.components.seconds)) }
+            Thread.sleep(forTimeInterval: Double(retry.components.seconds))
         }
     }
 

@@ -49,8 +49,10 @@ final class PasswordDialog {
     }
 
     private func enter() {
-        // The entry's text is copied once and cleared from the entry at once.
-        var password = Array(String(cString: gtk_editable_get_text(kh_editable(entry))).utf8)
+        // The entry's bytes are copied once (no Swift string, which could not be wiped) and the
+        // entry cleared at once.
+        let text = gtk_editable_get_text(kh_editable(entry))!
+        var password = Array(UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text)))
         gtk_editable_set_text(kh_editable(entry), "")
         defer { for index in password.indices { password[index] = 0 } }
         if let message = submit(password) {
