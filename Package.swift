@@ -63,6 +63,13 @@ let linuxTargets: [Target] = [
         pkgConfig: "libcrypto",
         providers: [.apt(["libssl-dev"])]
     ),
+    // libpwquality (Debian: libpwquality-dev), GNOME's password strength check and generator:
+    // Keychain Access's New Password Item.
+    .systemLibrary(
+        name: "CPWQuality",
+        pkgConfig: "pwquality",
+        providers: [.apt(["libpwquality-dev"])]
+    ),
     // Process hardening for the agent (not dumpable, no core file, freed memory overwritten) and
     // the kernel's answers about other processes (a socket's peer, a file system's type).
     // GTK 4 (Debian: libgtk-4-dev), for Keychain Access's window.
@@ -252,10 +259,11 @@ let linuxTargets: [Target] = [
         swiftSettings: strictSwift
     ),
     // Keychain Access for Linux without its window: the agent session, the items list's rows,
-    // categories, search and sorting (the window draws what these say).
+    // categories, search and sorting, keychain and item commands, password strength (the window
+    // draws what these say).
     .target(
         name: "KeychainAccessCore",
-        dependencies: ["KeyhavenCLI", "KeyhavenAgentClient", "KeychainModel", "KeychainStore"],
+        dependencies: ["CPWQuality", "KeyhavenCLI", "KeyhavenAgentClient", "KeychainKeys", "KeychainModel", "KeychainStore"],
         swiftSettings: strictSwift
     ),
     // Keychain Access for Linux: the window (GTK calls only; the logic is KeychainAccessCore's).

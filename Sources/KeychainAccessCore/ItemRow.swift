@@ -81,14 +81,22 @@ package struct ItemRow: Sendable, Equatable, Identifiable {
         }
     }
 
+    /// Apple's four-character protocol codes (`kSecAttrProtocol`) and the URL schemes they are.
+    static let schemes = ["htps": "https", "http": "http", "ftp ": "ftp", "ftps": "ftps", "ssh ": "ssh", "imap": "imap", "smtp": "smtp",
+                          "pop3": "pop3", "ldap": "ldap", "ldps": "ldaps", "sftp": "sftp"]
+
     /// `scheme://server:port/path`, with Apple's four-character protocol codes read as schemes.
     static func url(scheme: String?, server: String?, port: AttributeValue?, path: String?) -> String {
         guard let server else { return "" }
-        let schemes = ["htps": "https", "http": "http", "ftp ": "ftp", "ftps": "ftps", "ssh ": "ssh", "imap": "imap", "smtp": "smtp"]
-        var url = scheme.map { (schemes[$0] ?? String($0.filter { $0 != " " })) + "://" } ?? ""
+        var url = scheme.map { (Self.schemes[$0] ?? String($0.filter { $0 != " " })) + "://" } ?? ""
         url += server
         if case .number(let number)? = port, number > 0 { url += ":\(number)" }
         if let path { url += path.hasPrefix("/") ? path : "/" + path }
         return url
     }
+}
+
+extension String {
+    /// Without white space at either end (what a name typed into a field means).
+    var trimmed: String { String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
 }

@@ -11,7 +11,8 @@ package final class KeychainAccessModel {
     package var browser = ItemBrowser()
     /// What the window says above the list: an error, or nil.
     package private(set) var message: String?
-    private var session: KeychainAccessSession?
+    /// The agent session while the agent answers; nil after it failed, until the next refresh.
+    package private(set) var session: KeychainAccessSession?
     private let connect: () throws(StoreError) -> KeychainAccessSession
 
     package init(connect: @escaping () throws(StoreError) -> KeychainAccessSession = KeychainAccessSession.open) {
@@ -54,15 +55,32 @@ package final class KeychainAccessModel {
 
     /// Unlocks the selected keychain; the error to show in the dialog, nil when it opened.
     package func unlockSelected(password: [UInt8]) -> String? {
-        guard let session, let selected else { return "No keychain is selected." }
-        do {
-            try session.unlock(selected, password: password)
-        } catch where error.code == .authFailed {
-            return "The password is not this keychain's."
+        perform { (session, keychain) throws(StoreError) in try session.unlock(keychain, password: password) }
+    }
+
+    /// Runs `work` on the session and the selected keychain, then reads everything again; the
+    /// error to show (in words a person reads), nil when it succeeded.
+    package func perform(_ work: (KeychainAccessSession, String) throws(StoreError) -> Void) -> String? {
+        guard let session else { return message ?? "The keychain agent is not reachable." }
+        guard let selected else { return "No keychain is selected." }
+        do throws(StoreError) {
+            try work(session, selected)
         } catch {
-            return error.message
+            refresh()
+            return Self.say(error)
         }
         refresh()
         return nil
+    }
+
+    /// An error as the window says it.
+    package static func say(_ error: StoreError) -> String {
+        switch error.code {
+        case .authFailed: return "The password is not this keychain's."
+        case .interactionNotAllowed: return "The keychain is locked."
+        default:
+            let text = error.message
+            return text.prefix(1).uppercased() + text.dropFirst() + (text.hasSuffix(".") ? "" : ".")
+        }
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import KeychainKeys
 import KeychainModel
 import KeychainStore
 import KeyhavenAgentClient
@@ -62,11 +63,53 @@ extension AgentService {
         return grants.all()
     }
 
+    /// Keychain Access's use of one item: the keychain's password stands in for the item's access
+    /// object, as on the Mac, where Keychain Access asks for it to show a password. Only the
+    /// administrator programs ask; the agent's own items are not theirs to touch.
+    func administer(_ reference: PersistentReference, in database: KeychainDatabase, password: Data?, action: ItemAdministration,
+                    _ context: RequestContext) throws(StoreError) -> [StoredItem] {
+        guard context.client == nil || context.isAdministrator else {
+            throw StoreError(.authFailed, "only the keyhaven programs may use an item with the keychain's password")
+        }
+        var query = ItemQuery(itemClass: reference.itemClass)
+        query.persistentReference = reference
+        query.matchAnySynchronizable = true
+        let unrestricted = Caller(accessGroups: ["*"])
+        guard let item = try database.find(query, caller: unrestricted, withSecrets: false).first else {
+            throw StoreError(.itemNotFound, "no item with that reference")
+        }
+        if case .string(let group)? = item.attributes["agrp"], AgentGroups.all.contains(group) {
+            throw StoreError(.missingEntitlement, "the access group \(group) is the agent's own")
+        }
+        try Self.checkPassword(password, of: database, toDo: "use an item without its access object")
+        switch action {
+        case .reveal:
+            return try database.find(query, caller: unrestricted, withSecrets: true).map { found in
+                var item = found
+                if !StoredKeyOperation.isExtractable(item) { item.secret = nil }
+                return item
+            }
+        case .update(let attributes):
+            let editable: Set<String> = ["labl", "acct", "icmt"]
+            if let other = attributes.keys.sorted().first(where: { !editable.contains($0) }) {
+                throw StoreError(.invalidParameter, "Keychain Access changes an item's label, account and comment, not \(other)")
+            }
+            var changes = ItemChanges()
+            changes.attributes = attributes
+            _ = try database.update(query, with: changes, caller: unrestricted)
+            return try database.find(query, caller: unrestricted, withSecrets: false)
+        case .delete:
+            _ = try database.delete(query, caller: unrestricted, makeTombstones: false)
+            return []
+        }
+    }
+
     /// A keychain with a password takes changes to who may use it only with that password.
-    static func checkPassword(_ password: Data?, of database: KeychainDatabase) throws(StoreError) {
+    static func checkPassword(_ password: Data?, of database: KeychainDatabase,
+                              toDo purpose: String = "change who may use its items") throws(StoreError) {
         guard database.status().hasPassword else { return }
         guard var bytes = password.map(Array.init) else {
-            throw StoreError(.authFailed, "the keychain's password is needed to change who may use its items")
+            throw StoreError(.authFailed, "the keychain's password is needed to \(purpose)")
         }
         defer { zeroize(&bytes) }
         try database.verifyPassword(bytes)

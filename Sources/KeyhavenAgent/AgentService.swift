@@ -102,7 +102,7 @@ package struct AgentService: Sendable {
         do throws(StoreError) {
             let response = try handle(request, context)
             switch request {
-            case .add, .update, .delete, .unlock: onChange?()
+            case .add, .update, .delete, .unlock, .administer: onChange?()
             default: break
             }
             return .response(response)
@@ -214,6 +214,8 @@ package struct AgentService: Sendable {
             }
             try secretService.provide(busAddress: busAddress, owner: context.client.map(ObjectIdentifier.init))
             response.pid = getpid()
+        case .administer(let keychain, let reference, let password, let action):
+            response.items = try administer(reference, in: try database(keychain), password: password, action: action, context)
         }
         return response
     }

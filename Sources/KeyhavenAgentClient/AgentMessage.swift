@@ -36,6 +36,10 @@ package enum AgentRequest: Sendable {
     /// as long as this connection stays open (`keyhavend --secret-service` handing over to the
     /// running agent). Only keyhavend and the administrator programs may ask. Answers the pid.
     case provideSecretService(busAddress: String?)
+    /// Keychain Access's use of one item (``ItemAdministration``), authorized by the keychain's
+    /// password when it has one instead of by the item's access object. Only the administrator
+    /// programs may send it. Answers the item (with its secret for `reveal`; none for `delete`).
+    case administer(keychain: String, reference: PersistentReference, password: Data?, action: ItemAdministration)
 }
 
 /// A change of items' access objects.
@@ -150,7 +154,7 @@ extension AgentRequest: WireCodable {
     /// The u8 tag of each request (docs/agent-protocol.md); never reuse one.
     private enum Tag: UInt8 {
         case hello = 1, create, deleteKeychain, unlock, lock, status, changePassword, settings, setSettings
-        case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo, provideSecretService
+        case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo, provideSecretService, administer
     }
 
     /// The request's tag on the wire: the first byte of its body.
@@ -177,6 +181,7 @@ extension AgentRequest: WireCodable {
         case .grants: tag = .grants
         case .echo: tag = .echo
         case .provideSecretService: tag = .provideSecretService
+        case .administer: tag = .administer
         }
         return tag.rawValue
     }
@@ -222,6 +227,8 @@ extension AgentRequest: WireCodable {
             data.write(to: &w)
         case .provideSecretService(let busAddress):
             w.optional(busAddress)
+        case .administer(let keychain, let reference, let password, let action):
+            keychain.write(to: &w); reference.write(to: &w); w.optional(password); action.write(to: &w)
         }
     }
 
@@ -257,6 +264,9 @@ extension AgentRequest: WireCodable {
         case .grants: self = .grants(change: try r.optional(GrantChange.self), password: try r.optional(Data.self))
         case .echo: self = .echo(data: try Data(from: &r))
         case .provideSecretService: self = .provideSecretService(busAddress: try r.optional(String.self))
+        case .administer:
+            self = .administer(keychain: try String(from: &r), reference: try PersistentReference(from: &r), password: try r.optional(Data.self),
+                               action: try ItemAdministration(from: &r))
         }
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// Encoded as `u8 version (1), u8 lockOnSleep, u8 useLockInterval, u32 lockInterval`.
 package struct LockSettings: Sendable, Equatable {
-    /// Recorded and returned; Linux has no sleep notification the library can rely on.
+    /// Lock when the screen locks or the system sleeps (the agent follows logind; KeyhavenSession).
     package var lockOnSleep = false
     /// Lock after `lockInterval` seconds without a call.
     package var useLockInterval = false

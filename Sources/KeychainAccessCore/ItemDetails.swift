@@ -1,0 +1,50 @@
+import FoundationEssentials
+import KeychainModel
+
+/// An item's window: its attributes as Keychain Access shows them (label, account and comment
+/// editable), and its Access Control page.
+package struct ItemDetails: Sendable, Equatable {
+    package let row: ItemRow
+    package let label: String
+    package let account: String
+    package let comment: String
+    /// The attributes shown read-only, in order: (name, value).
+    package let facts: [(String, String)]
+    /// Every program may use the item without asking.
+    package let allowsEveryProgram: Bool
+    /// The programs trusted with it, by path (sorted).
+    package let trustedPrograms: [String]
+    /// Whether the item has a secret Show Password and Copy Password reveal.
+    package var hasPassword: Bool { row.itemClass.isPassword }
+
+    package init(_ item: StoredItem, keychainPath: String) {
+        let row = ItemRow(item, keychainPath: keychainPath)
+        self.row = row
+        func text(_ name: String) -> String {
+            switch item.attributes[name] {
+            case .string(let value)?: return value
+            case .data(let bytes)?: return String(bytes: bytes, encoding: .utf8) ?? ""
+            default: return ""
+            }
+        }
+        label = text("labl").isEmpty ? row.name : text("labl")
+        account = text("acct")
+        comment = text("icmt")
+        var facts: [(String, String)] = [("Kind", row.kind)]
+        if !row.location.isEmpty { facts.append((row.itemClass == .internetPassword ? "Where" : "Service", row.location)) }
+        if case .date(let created)? = item.attributes["cdat"] { facts.append(("Created", ItemBrowser.format(created))) }
+        if let modified = row.modified { facts.append(("Modified", ItemBrowser.format(modified))) }
+        facts.append(("Keychain", row.keychain))
+        facts.append(("Access group", text("agrp")))
+        if case .number(1)? = item.attributes["sync"] { facts.append(("Synchronizable", "Yes")) }
+        self.facts = facts
+        allowsEveryProgram = item.access?.anyApplication ?? (item.access == nil)
+        trustedPrograms = (item.access?.applications.map(\.path) ?? []).filter { !$0.isEmpty }.sorted()
+    }
+
+    package static func == (a: ItemDetails, b: ItemDetails) -> Bool {
+        a.row == b.row && a.label == b.label && a.account == b.account && a.comment == b.comment
+            && a.facts.map { $0.0 + "\u{0}" + $0.1 } == b.facts.map { $0.0 + "\u{0}" + $0.1 }
+            && a.allowsEveryProgram == b.allowsEveryProgram && a.trustedPrograms == b.trustedPrograms
+    }
+}
