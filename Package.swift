@@ -368,7 +368,7 @@ let linuxTargets: [Target] = [
     // Keychain Access's logic against a real agent, without a display.
     .testTarget(
         name: "KeychainAccessCoreTests",
-        dependencies: ["KeychainAccessCore", "KeychainModel", "KeychainTestSupport", "keyhaven", "keyhavend"],
+        dependencies: ["KeychainAccessCore", "KeychainModel", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend", "keyhaven-access"],
         swiftSettings: strictSwift
     ),
     // Keychain Access's window under Xvfb, driven through AT-SPI.

@@ -35,9 +35,11 @@ package final class KeychainAccessModel {
             if selected == nil || !keychains.contains(where: { $0.path == selected }) { selected = keychains.first?.path }
             if let selected { rows = try session.rows(in: selected) } else { rows = [] }
             message = nil
-        } catch {
+        } catch where error.code == .notAvailable || error.code == .wrongVersion {
             session = nil
             message = "The keychain agent is not reachable (\(error.message)). Keychain Access reconnects when it is back."
+        } catch {
+            message = Self.say(error)
         }
     }
 
