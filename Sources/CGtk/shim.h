@@ -19,6 +19,42 @@ typedef void (*kh_row_handler)(GtkListBox *box, GtkListBoxRow *row, void *data);
 static inline gulong kh_connect_row(void *box, const char *signal, kh_row_handler handler, void *data) {
     return g_signal_connect_data(box, signal, G_CALLBACK(handler), data, NULL, (GConnectFlags)0);
 }
+// A column view's row activated (double click, Enter): (view, position, data).
+typedef void (*kh_position_handler)(GtkColumnView *view, guint position, void *data);
+static inline gulong kh_connect_position(void *view, const char *signal, kh_position_handler handler, void *data) {
+    return g_signal_connect_data(view, signal, G_CALLBACK(handler), data, NULL, (GConnectFlags)0);
+}
+// A dialog's response: (dialog, response id, data).
+typedef void (*kh_response_handler)(GtkDialog *dialog, int response, void *data);
+static inline gulong kh_connect_response(void *dialog, kh_response_handler handler, void *data) {
+    return g_signal_connect_data(dialog, "response", G_CALLBACK(handler), data, NULL, (GConnectFlags)0);
+}
+// A keyboard shortcut of `widget` (`trigger` as gtk_shortcut_trigger_parse_string reads it).
+typedef gboolean (*kh_shortcut_handler)(GtkWidget *widget, GVariant *arguments, void *data);
+static inline void kh_add_shortcut(GtkWidget *widget, const char *trigger, kh_shortcut_handler handler, void *data) {
+    GtkEventController *controller = gtk_shortcut_controller_new();
+    gtk_shortcut_controller_set_scope(GTK_SHORTCUT_CONTROLLER(controller), GTK_SHORTCUT_SCOPE_GLOBAL);
+    GtkShortcut *shortcut = gtk_shortcut_new(gtk_shortcut_trigger_parse_string(trigger), gtk_callback_action_new(handler, data, NULL));
+    gtk_shortcut_controller_add_shortcut(GTK_SHORTCUT_CONTROLLER(controller), shortcut);
+    gtk_widget_add_controller(widget, controller);
+}
+// A file chooser to pick one existing file, as a dialog over `parent`.
+static inline GtkWidget *kh_open_file_chooser(GtkWidget *parent, const char *title) {
+    return gtk_file_chooser_dialog_new(title, GTK_WINDOW(parent), GTK_FILE_CHOOSER_ACTION_OPEN,
+                                       "_Cancel", GTK_RESPONSE_CANCEL, "_Open", GTK_RESPONSE_ACCEPT, NULL);
+}
+static inline char *kh_file_chooser_path(GtkWidget *chooser) {
+    GFile *file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(chooser));
+    if (file == NULL) return NULL;
+    char *path = g_file_get_path(file);
+    g_object_unref(file);
+    return path;
+}
+// The clipboard, and whether this program still holds `content` there.
+static inline GdkClipboard *kh_clipboard(void) { return gdk_display_get_clipboard(gdk_display_get_default()); }
+static inline gboolean kh_clipboard_holds(GdkClipboard *clipboard, GdkContentProvider *content) {
+    return gdk_clipboard_is_local(clipboard) && gdk_clipboard_get_content(clipboard) == content;
+}
 
 // The name a screen reader says, and AT-SPI finds the control by.
 static inline void kh_set_accessible_label(GtkWidget *widget, const char *label) {
@@ -40,6 +76,16 @@ static inline GtkColumnView *kh_column_view(GtkWidget *widget) { return GTK_COLU
 static inline GtkWidget *kh_widget(void *object) { return GTK_WIDGET(object); }
 static inline GtkStringObject *kh_string_object(void *object) { return GTK_STRING_OBJECT(object); }
 static inline GListModel *kh_list_model(void *object) { return G_LIST_MODEL(object); }
+static inline GtkFlowBox *kh_flow_box(GtkWidget *widget) { return GTK_FLOW_BOX(widget); }
+static inline GtkPasswordEntry *kh_password_entry(GtkWidget *widget) { return GTK_PASSWORD_ENTRY(widget); }
+static inline GtkSwitch *kh_switch(GtkWidget *widget) { return GTK_SWITCH(widget); }
+static inline GtkToggleButton *kh_toggle(GtkWidget *widget) { return GTK_TOGGLE_BUTTON(widget); }
+static inline GtkSpinButton *kh_spin(GtkWidget *widget) { return GTK_SPIN_BUTTON(widget); }
+static inline GtkGrid *kh_grid(GtkWidget *widget) { return GTK_GRID(widget); }
+static inline GtkNotebook *kh_notebook(GtkWidget *widget) { return GTK_NOTEBOOK(widget); }
+static inline GtkLevelBar *kh_level_bar(GtkWidget *widget) { return GTK_LEVEL_BAR(widget); }
+static inline GtkDialog *kh_dialog(GtkWidget *widget) { return GTK_DIALOG(widget); }
+static inline GtkSingleSelection *kh_single_selection(void *object) { return GTK_SINGLE_SELECTION(object); }
 static inline GtkHeaderBar *kh_header_bar(GtkWidget *widget) { return GTK_HEADER_BAR(widget); }
 // A column view over any selection model; a column's sorter from any sorter.
 static inline GtkWidget *kh_column_view_new(void *selection) { return gtk_column_view_new(GTK_SELECTION_MODEL(selection)); }

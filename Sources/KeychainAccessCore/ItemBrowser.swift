@@ -60,6 +60,9 @@ package struct ItemBrowser: Sendable, Equatable {
         return x == y ? 0 : (x < y ? -1 : 1)
     }
 
+    /// A date as the window shows it.
+    package static func text(date: Date) -> String { format(date) }
+
     /// `YYYY-MM-DD hh:mm`, in UTC: the same on every machine the tests run on.
     static func format(_ date: Date) -> String {
         // ISO 8601's `YYYY-MM-DDThh:mm:ssZ`, shown without the seconds and the letters.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import KeychainModel
+import KeyhavenAgentClient
 
 /// An item's window: its attributes as Keychain Access shows them (label, account and comment
 /// editable), and its Access Control page.
@@ -17,8 +18,10 @@ package struct ItemDetails: Sendable, Equatable {
     /// Whether the item has a secret Show Password and Copy Password reveal.
     package var hasPassword: Bool { row.itemClass.isPassword }
 
-    package init(_ item: StoredItem, keychainPath: String) {
-        let row = ItemRow(item, keychainPath: keychainPath)
+    /// `hasPrivateKey`: the list found the certificate's private key (an identity).
+    package init(_ item: StoredItem, keychainPath: String, hasPrivateKey: Bool = false) {
+        var row = ItemRow(item, keychainPath: keychainPath)
+        row.hasPrivateKey = hasPrivateKey
         self.row = row
         func text(_ name: String) -> String {
             switch item.attributes[name] {
@@ -40,6 +43,13 @@ package struct ItemDetails: Sendable, Equatable {
         self.facts = facts
         allowsEveryProgram = item.access?.anyApplication ?? (item.access == nil)
         trustedPrograms = (item.access?.applications.map(\.path) ?? []).filter { !$0.isEmpty }.sorted()
+    }
+
+    /// The change the Access Control page asks for: programs added are trusted, programs
+    /// removed are not, and the item is open to every program or not.
+    package func accessChange(allowsEveryProgram: Bool, programs: [String]) -> AccessChange {
+        AccessChange(trust: programs.filter { !trustedPrograms.contains($0) }, untrust: trustedPrograms.filter { !programs.contains($0) },
+                     anyApplication: allowsEveryProgram)
     }
 
     package static func == (a: ItemDetails, b: ItemDetails) -> Bool {

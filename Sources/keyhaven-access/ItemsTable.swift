@@ -11,14 +11,17 @@ final class ItemsTable {
     let scroller: UnsafeMutablePointer<GtkWidget>
     let view: UnsafeMutablePointer<GtkWidget>
     private let list: OpaquePointer
+    private let selection: OpaquePointer
     private(set) var rows: [String: ItemRow] = [:]
     private var order: [String] = []
     var onSort: ((ItemBrowser.Column, Bool) -> Void)?
+    /// A row opened: double click or Enter.
+    var onActivate: ((ItemRow) -> Void)?
 
     init() {
         list = gtk_string_list_new(nil)
         let sorted = gtk_sort_list_model_new(kh_list_model(UnsafeMutableRawPointer(list)), nil)
-        let selection = gtk_single_selection_new(kh_list_model(UnsafeMutableRawPointer(sorted)))
+        selection = gtk_single_selection_new(kh_list_model(UnsafeMutableRawPointer(sorted)))
         view = kh_column_view_new(UnsafeMutableRawPointer(selection))
         kh_set_accessible_label(view, "Items")
         for (index, column) in ItemBrowser.Column.allCases.enumerated() {
@@ -58,6 +61,22 @@ final class ItemsTable {
         gtk_widget_set_vexpand(scroller, 1)
         gtk_scrolled_window_set_child(kh_scrolled(scroller), view)
         ItemsTable.current = self
+        kh_connect_position(UnsafeMutableRawPointer(view), "activate", { _, position, _ in
+            MainActor.assumeIsolated {
+                guard let table = ItemsTable.current, let row = table.row(at: position) else { return }
+                table.onActivate?(row)
+            }
+        }, nil)
+    }
+
+    /// The row selected, if any.
+    var selected: ItemRow? { row(at: gtk_single_selection_get_selected(selection)) }
+
+    private func row(at position: UInt32) -> ItemRow? {
+        guard position != UInt32(GTK_INVALID_LIST_POSITION),
+              let object = g_list_model_get_item(kh_list_model(UnsafeMutableRawPointer(selection)), position) else { return nil }
+        defer { g_object_unref(object) }
+        return rows[String(cString: gtk_string_object_get_string(kh_string_object(object)))]
     }
 
     /// Shows `shown` (in the model's order until a header is clicked); nothing changes on screen

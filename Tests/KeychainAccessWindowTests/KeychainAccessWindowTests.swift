@@ -14,7 +14,7 @@ struct KeychainAccessWindowTests {
             && (try? CommandRunner.execute("/usr/bin/python3", ["-c", "import pyatspi"], environment: [:]).status) == 0
     }
 
-    @Test("Keychains, categories, Search and Items found by name; the search filters as typed; another program's add and delete shown within a second; Unlock asks for the password, says a wrong one, opens with the right one; Lock locks")
+    @Test("Every view driven by its controls' names: search, live adds and deletes, unlock and lock; New, Settings, Password, Default and Delete Keychain; New Password Item with the generator and meter; an item's attributes saved, its password shown, copied and cleared; its access control with a program chosen in the file chooser; a certificate's details and its PEM and PKCS#12 export; Ctrl+F, Ctrl+C and Delete; the Sync page; the agent gone and back")
     func driveTheWindow() throws {
         try #require(Self.toolsPresent, "scripts/bootstrap installs xvfb, at-spi2-core, python3-pyatspi and imagemagick")
         var runner = try CommandRunner()
@@ -27,6 +27,17 @@ struct KeychainAccessWindowTests {
         #expect(try runner.run("create-keychain", "-p", "pw", "work").status == 0)
         #expect(try runner.run("add-generic-password", "-a", "bob", "-s", "vpn", "-w", "x", "work").status == 0)
         #expect(try runner.run("lock-keychain", "work").status == 0)
+        // An identity (a certificate with its private key) made by OpenSSL.
+        let made = try CommandRunner.execute("/usr/bin/openssl", [
+            "req", "-x509", "-nodes", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-keyout", folder + "/key.pem",
+            "-subj", "/CN=Window Identity", "-days", "30", "-out", folder + "/cert.pem"], environment: [:])
+        #expect(made.status == 0, "\(made.error)")
+        #expect(try CommandRunner.execute("/usr/bin/openssl", ["pkcs12", "-export", "-inkey", folder + "/key.pem", "-in", folder + "/cert.pem",
+                                                               "-passout", "pass:p", "-out", folder + "/id.p12"], environment: [:]).status == 0)
+        #expect(try runner.run("import", folder + "/id.p12", "-P", "p").status == 0)
+        let fingerprint = try CommandRunner.execute("/usr/bin/openssl", ["x509", "-in", folder + "/cert.pem", "-noout", "-fingerprint", "-sha256"],
+                                                    environment: [:]).output
+        let sha256 = String(fingerprint.split(separator: "=").last ?? "").filter { !$0.isWhitespace }.replacingOccurrences(of: ":", with: " ")
         let products = CommandRunner.products.path
         let driver = SourceTree.root + "/Tests/KeychainAccessWindowTests/driver.py"
         // Everything runs in a session of its own (setsid), which is killed whole at the end: the
@@ -40,8 +51,8 @@ struct KeychainAccessWindowTests {
             exec 3>&-
             export DISPLAY=":$(cat '\(folder)/display')" GDK_BACKEND=x11
             /usr/libexec/at-spi-bus-launcher --launch-immediately >/dev/null 2>&1 &
-            '\(products)/keyhaven-access' > '\(folder)/window.log' 2>&1 &
-            SHOTS='\(shots)' KH='\(products)/keyhaven' /usr/bin/python3 '\(driver)'
+            KEYHAVEN_CLIPBOARD_SECONDS=3 '\(products)/keyhaven-access' > '\(folder)/window.log' 2>&1 &
+            SHOTS='\(shots)' FOLDER='\(folder)' SHA256='\(sha256)' KH='\(products)/keyhaven' /usr/bin/python3 '\(driver)'
             echo "driver=$?"
             """
         try inner.write(toFile: folder + "/inner.sh", atomically: true, encoding: .utf8)
@@ -55,7 +66,10 @@ struct KeychainAccessWindowTests {
         if passed && shots == folder { try? FileManager.default.removeItem(atPath: folder) }
         #expect(passed, "\(out)\n\(result.error)\nscreenshots in \(shots)")
         for step in ["controls found", "items shown", "search filters", "another program's add and delete shown",
-                     "a wrong password is said", "unlocked with the password", "locked again"] {
+                     "a wrong password is said", "unlocked with the password", "locked again", "a new keychain is made", "settings saved",
+                     "password changed", "made default", "keychain deleted", "a new password item is added with a generated password",
+                     "attributes saved", "password shown", "password copied and cleared", "program chosen", "access control saved",
+                     "certificate shown and exported", "keyboard: search, copy, delete", "sync page", "agent gone said, and reconnected"] {
             #expect(out.contains(step + "\n"), "\(step)")
         }
     }
