@@ -21,28 +21,52 @@ def fail(step):
             print("  window: " + top.getRoleName() + " " + repr(top.name), flush=True)
     sys.exit(1)
 
-def find(node, role, name):
+def first(node, matches):
+    # The first node under `node` (itself included) that `matches`; nodes that vanish are skipped.
     try:
-        if node.getRoleName() == role and node.name == name:
+        if matches(node):
             return node
         for i in range(node.childCount):
-            found = find(node.getChildAtIndex(i), role, name)
+            found = first(node.getChildAtIndex(i), matches)
             if found is not None:
                 return found
     except Exception:
         pass
     return None
 
-def named(node, role):
-    out = []
+def every(node, matches, out=None):
+    out = [] if out is None else out
     try:
-        if node.getRoleName() == role:
-            out.append(node.name)
+        if matches(node):
+            out.append(node)
         for i in range(node.childCount):
-            out += named(node.getChildAtIndex(i), role)
+            every(node.getChildAtIndex(i), matches, out)
     except Exception:
         pass
     return out
+
+def find(node, role, name):
+    return first(node, lambda n: n.getRoleName() == role and n.name == name)
+
+def find_role(node, role):
+    return first(node, lambda n: n.getRoleName() == role)
+
+def find_any(node, name):
+    return first(node, lambda n: n.name == name)
+
+def name_of(node):
+    try:
+        return node.name
+    except Exception:
+        return None
+
+def named(node, role):
+    return [name_of(n) for n in every(node, lambda n: n.getRoleName() == role)]
+
+def texts(node, name):
+    # The texts of the controls named `name` (a value label is named by its caption).
+    return [text_of(n) for n in every(node, lambda n: n.name == name)]
+
 
 def frame(title):
     # A window by its title, whatever role GTK gives it (a dialog's window is a "filler" to GTK 4.8).
@@ -58,50 +82,12 @@ def frame(title):
             pass
     return None
 
-def find_role(node, role):
-    try:
-        if node.getRoleName() == role:
-            return node
-        for i in range(node.childCount):
-            found = find_role(node.getChildAtIndex(i), role)
-            if found is not None:
-                return found
-    except Exception:
-        pass
-    return None
-
-def find_any(node, name):
-    try:
-        if node.name == name:
-            return node
-        for i in range(node.childCount):
-            found = find_any(node.getChildAtIndex(i), name)
-            if found is not None:
-                return found
-    except Exception:
-        pass
-    return None
-
-def texts(node, name, out=None):
-    # The texts of the controls named `name` (a value label is named by its caption).
-    out = [] if out is None else out
-    try:
-        if node.name == name:
-            out.append(text_of(node))
-        for i in range(node.childCount):
-            texts(node.getChildAtIndex(i), name, out)
-    except Exception:
-        pass
-    return out
-
 def text_of(node):
-    if node is None:
-        return None
     try:
         text = node.queryText()
         return text.getText(0, text.characterCount)
     except Exception:
-        return node.name
+        return name_of(node)
 
 def press(name, window):
     button = wait("button " + name, lambda: find(window, "push button", name))
