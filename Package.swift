@@ -368,7 +368,8 @@ let linuxTargets: [Target] = [
     // Keychain Access's logic against a real agent, without a display.
     .testTarget(
         name: "KeychainAccessCoreTests",
-        dependencies: ["KeychainAccessCore", "KeychainModel", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend", "keyhaven-access"],
+        dependencies: ["KeychainAccessCore", "KeychainModel", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhaven-sync", "keyhavend",
+                       "keyhaven-access", "keyhaven-sync-server"],
         swiftSettings: strictSwift
     ),
     // Keychain Access's window under Xvfb, driven through AT-SPI.

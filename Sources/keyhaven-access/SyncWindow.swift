@@ -73,7 +73,7 @@ final class SyncWindow {
             text = "Syncing with \(summary.server): \(summary.items) item\(summary.items == 1 ? "" : "s")."
             text += " Last sync: " + (summary.lastSync.map { ItemBrowser.text(date: $0) } ?? "not yet") + "."
         } else {
-            text = "This keychain home does not sync. Start with `keyhaven sync create --server URL`, or join with `keyhaven sync join`."
+            text = "This keychain home does not sync. Start with \"keyhaven sync create --server URL\", or join an account with \"keyhaven sync join\"."
         }
         if let problem = summary.problem { text += " " + problem }
         gtk_label_set_text(kh_label(state), text)
