@@ -70,6 +70,13 @@ let linuxTargets: [Target] = [
         pkgConfig: "pwquality",
         providers: [.apt(["libpwquality-dev"])]
     ),
+    // tpm2-tss (Debian: libtss2-dev): ESAPI, its TCTI loader, error decoding and marshaling, for
+    // the TPM as the Secure Enclave (KeyhavenTPM).
+    .systemLibrary(
+        name: "CTSS2",
+        pkgConfig: "tss2-esys",
+        providers: [.apt(["libtss2-dev"])]
+    ),
     // Process hardening for the agent (not dumpable, no core file, freed memory overwritten) and
     // the kernel's answers about other processes (a socket's peer, a file system's type).
     // GTK 4 (Debian: libgtk-4-dev), for Keychain Access's window.
@@ -203,7 +210,7 @@ let linuxTargets: [Target] = [
     .target(
         name: "KeyhavenAgent",
         dependencies: [
-            "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "CHardening",
+            "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "KeyhavenTPM", "CHardening",
         ],
         swiftSettings: strictSwift
     ),
@@ -230,6 +237,12 @@ let linuxTargets: [Target] = [
         name: "KeyhavenSecretService",
         dependencies: ["KeyhavenAgent", "KeyhavenDBus", "KeyhavenSecretServiceCore", "KeychainStore", "KeychainModel",
                        .product(name: "Crypto", package: "swift-crypto")],
+        swiftSettings: strictSwift
+    ),
+    // The TPM as the Secure Enclave: the agent's connection through tpm2-tss (ESAPI).
+    .target(
+        name: "KeyhavenTPM",
+        dependencies: ["CTSS2", "KeychainModel"],
         swiftSettings: strictSwift
     ),
     // The agent following the user's session in logind: the screen's lock, sleep, idle time.
@@ -370,6 +383,12 @@ let linuxTargets: [Target] = [
         name: "KeychainAccessCoreTests",
         dependencies: ["KeychainAccessCore", "KeychainModel", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhaven-sync", "keyhavend",
                        "keyhaven-access", "keyhaven-sync-server"],
+        swiftSettings: strictSwift
+    ),
+    // The TPM through the agent, against swtpm.
+    .testTarget(
+        name: "KeyhavenTPMTests",
+        dependencies: ["KeyhavenTPM", "KeychainTestSupport", "keyhaven", "keyhavend"],
         swiftSettings: strictSwift
     ),
     // Keychain Access's window under Xvfb, driven through AT-SPI.

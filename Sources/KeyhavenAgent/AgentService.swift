@@ -7,6 +7,7 @@ import FoundationEssentials
 import KeychainKeys
 import KeychainStore
 import KeyhavenAgentClient
+import KeyhavenTPM
 
 /// What the agent does for each request: the embedded engine, for the agent's keychain home.
 ///
@@ -26,6 +27,8 @@ package struct AgentService: Sendable {
     let presence = PresenceLog()
     /// The Secret Service, when this agent provides it.
     package let secretService = SecretServiceHost()
+    /// The TPM, connected on first use (docs/tpm.md).
+    package let tpm = TPMHost()
 
     package init(home: KeychainHome, registry: KeychainRegistry = KeychainRegistry(), onChange: (@Sendable () -> Void)? = nil,
                  prompter: AccessPrompter = AccessPrompter()) {
@@ -214,6 +217,12 @@ package struct AgentService: Sendable {
             }
             try secretService.provide(busAddress: busAddress, owner: context.client.map(ObjectIdentifier.init))
             response.pid = getpid()
+        case .tpmStatus:
+            do throws(TPMError) {
+                response.data = Data(try tpm.use { (connection) throws(TPMError) in try connection.status() }.wireBytes)
+            } catch {
+                throw error.storeError
+            }
         case .administer(let keychain, let reference, let password, let action):
             response.items = try administer(reference, in: try database(keychain), password: password, action: action, context)
         }

@@ -40,6 +40,9 @@ package enum AgentRequest: Sendable {
     /// password when it has one instead of by the item's access object. Only the administrator
     /// programs may send it. Answers the item (with its secret for `reveal`; none for `delete`).
     case administer(keychain: String, reference: PersistentReference, password: Data?, action: ItemAdministration)
+    /// The TPM the agent reaches and its dictionary-attack state (`keyhaven tpm status`).
+    /// Answers a ``TPMStatus`` in `data`.
+    case tpmStatus
 }
 
 /// A change of items' access objects.
@@ -154,7 +157,7 @@ extension AgentRequest: WireCodable {
     /// The u8 tag of each request (docs/agent-protocol.md); never reuse one.
     private enum Tag: UInt8 {
         case hello = 1, create, deleteKeychain, unlock, lock, status, changePassword, settings, setSettings
-        case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo, provideSecretService, administer
+        case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo, provideSecretService, administer, tpmStatus
     }
 
     /// The request's tag on the wire: the first byte of its body.
@@ -182,6 +185,7 @@ extension AgentRequest: WireCodable {
         case .echo: tag = .echo
         case .provideSecretService: tag = .provideSecretService
         case .administer: tag = .administer
+        case .tpmStatus: tag = .tpmStatus
         }
         return tag.rawValue
     }
@@ -189,7 +193,7 @@ extension AgentRequest: WireCodable {
     package func write(to w: inout ByteWriter) {
         w.u8(tag)
         switch self {
-        case .hello, .shutdown:
+        case .hello, .shutdown, .tpmStatus:
             break
         case .create(let keychain, let password):
             keychain.write(to: &w); w.optional(password)
@@ -264,6 +268,7 @@ extension AgentRequest: WireCodable {
         case .grants: self = .grants(change: try r.optional(GrantChange.self), password: try r.optional(Data.self))
         case .echo: self = .echo(data: try Data(from: &r))
         case .provideSecretService: self = .provideSecretService(busAddress: try r.optional(String.self))
+        case .tpmStatus: self = .tpmStatus
         case .administer:
             self = .administer(keychain: try String(from: &r), reference: try PersistentReference(from: &r), password: try r.optional(Data.self),
                                action: try ItemAdministration(from: &r))

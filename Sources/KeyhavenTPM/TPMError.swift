@@ -1,0 +1,63 @@
+import CTSS2
+import KeychainModel
+
+/// A failure to reach or use the TPM, with tpm2-tss's own words for the TPM's response code.
+/// Messages never hold authorization values or key material.
+package struct TPMError: Error, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Backing: Hashable, Sendable {
+            case unreachable, lockout, authFailed, failed
+        }
+        private let backing: Backing
+        private init(_ backing: Backing) { self.backing = backing }
+
+        /// No TPM answers through the configured TCTI (absent, busy, or its connection dropped).
+        package static let unreachable = Code(.unreachable)
+        /// The TPM's dictionary-attack protection refuses authorizations until it recovers.
+        package static let lockout = Code(.lockout)
+        /// An authorization value (a keychain's password) was wrong; the TPM counted it.
+        package static let authFailed = Code(.authFailed)
+        /// The TPM refused the command for another reason.
+        package static let failed = Code(.failed)
+
+        package var description: String { "\(backing)" }
+    }
+
+    package let code: Code
+    package let message: String
+    /// The TPM's response code, when the TPM (or tpm2-tss) answered one.
+    package let responseCode: UInt32?
+
+    package init(_ code: Code, _ message: String, responseCode: UInt32? = nil) {
+        self.code = code
+        self.message = message
+        self.responseCode = responseCode
+    }
+
+    /// The error of a failed ESAPI call: `what` failed, in tpm2-tss's decoding of `rc`.
+    package init(_ what: String, rc: TSS2_RC) {
+        let decoded = Tss2_RC_Decode(rc).map { String(cString: $0) } ?? "response code \(rc)"
+        // A format-one code carries the handle, parameter or session it is about: its number alone.
+        let number = rc & 0x80 != 0 ? 0x80 | (rc & 0x3f) : rc & 0xfff
+        let code: Code
+        switch (rc >> 16, number) {
+        case (0, 0x921): code = .lockout                         // TPM_RC_LOCKOUT
+        case (0, 0x08e), (0, 0x0a2): code = .authFailed          // TPM_RC_AUTH_FAIL, TPM_RC_BAD_AUTH
+        case (10, _): code = .unreachable                         // the TCTI layer: the connection
+        default: code = .failed
+        }
+        self.init(code, "\(what): \(decoded)", responseCode: rc)
+    }
+
+    package var description: String { "TPMError(\(code)): \(message)" }
+
+    /// The keychain's error for this failure: no TPM is errSecNotAvailable, a lockout or a wrong
+    /// password errSecAuthFailed (the message says which), anything else errSecInternalComponent (the agent's internal error).
+    package var storeError: StoreError {
+        switch code {
+        case .unreachable: return StoreError(.notAvailable, message)
+        case .lockout, .authFailed: return StoreError(.authFailed, message)
+        default: return StoreError(.internalError, message)
+        }
+    }
+}

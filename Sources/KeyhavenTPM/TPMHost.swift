@@ -1,0 +1,35 @@
+import Synchronization
+
+/// The agent's one connection to the TPM, made on first use and kept (a software TPM serves one
+/// connection at a time: the agent holds it, and every other use goes through the agent). A
+/// connection that fails is dropped, and the next use connects again: a TPM that comes back, or
+/// a resource manager restarted, is found without restarting the agent.
+package final class TPMHost: Sendable {
+    private let connection = Mutex<TPMConnection?>(nil)
+    private let tcti: @Sendable () -> String
+
+    /// `tcti`: where the TPM is, read at each connection (``TPMConnection/configured``).
+    package init(tcti: @escaping @Sendable () -> String = { TPMConnection.configured }) {
+        self.tcti = tcti
+    }
+
+    /// Runs `body` with the connection, one caller at a time.
+    package func use<T: Sendable>(_ body: (TPMConnection) throws(TPMError) -> T) throws(TPMError) -> T {
+        try connection.withLock { (held) throws(TPMError) -> T in
+            let current: TPMConnection
+            if let held { current = held } else { current = try TPMConnection(tcti: tcti()) }
+            held = current
+            do throws(TPMError) {
+                return try body(current)
+            } catch {
+                if error.code == .unreachable { held = nil }
+                throw error
+            }
+        }
+    }
+
+    /// Closes the connection (the agent stopping, or a test handing the TPM to another program).
+    package func close() {
+        connection.withLock { $0 = nil }
+    }
+}
