@@ -95,8 +95,3 @@ package struct ItemRow: Sendable, Equatable, Identifiable {
         return url
     }
 }
-
-extension String {
-    /// Without white space at either end (what a name typed into a field means).
-    var trimmed: String { String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
-}

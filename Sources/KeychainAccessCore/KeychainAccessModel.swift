@@ -65,14 +65,13 @@ package final class KeychainAccessModel {
     package func perform(_ work: (KeychainAccessSession, String) throws(StoreError) -> Void) -> String? {
         guard let session else { return message ?? "The keychain agent is not reachable." }
         guard let selected else { return "No keychain is selected." }
+        defer { refresh() }
         do throws(StoreError) {
             try work(session, selected)
+            return nil
         } catch {
-            refresh()
             return Self.say(error)
         }
-        refresh()
-        return nil
     }
 
     /// An error as the window says it.

@@ -9,9 +9,7 @@ import KeyhavenAgentClient
 extension KeychainAccessSession {
     /// The item `row` names, whole but for its secret (its access object included).
     package func item(_ row: ItemRow) throws(StoreError) -> StoredItem {
-        var query = ItemQuery(itemClass: row.itemClass)
-        query.persistentReference = row.persistentReference
-        query.matchAnySynchronizable = true
+        var query = ItemQuery.single(row.persistentReference)
         query.limit = 1
         guard let item = try session.send(.find(keychains: [row.keychainPath], query: query, caller: session.caller, withSecrets: false)).items?.first else {
             throw StoreError(.itemNotFound, "The item is no longer in the keychain.")
@@ -39,10 +37,7 @@ extension KeychainAccessSession {
 
     /// Changes who may use the item: every program, or the trusted programs listed (by path).
     package func setAccess(_ row: ItemRow, _ change: AccessChange, password: [UInt8]?) throws(StoreError) {
-        var query = ItemQuery(itemClass: row.itemClass)
-        query.persistentReference = row.persistentReference
-        query.matchAnySynchronizable = true
-        try session.send(.setAccess(keychains: [row.keychainPath], query: query, change: change, password: Self.data(password)))
+        try session.send(.setAccess(keychains: [row.keychainPath], query: .single(row.persistentReference), change: change, password: Self.data(password)))
     }
 
     /// Adds a password item to `keychain`: an internet password when `name` is a URL
@@ -79,9 +74,7 @@ extension KeychainAccessSession {
 
     /// The certificate `row` names, parsed.
     package func certificate(_ row: ItemRow) throws(StoreError) -> CertificateInfo {
-        var query = ItemQuery(itemClass: .certificate)
-        query.persistentReference = row.persistentReference
-        query.matchAnySynchronizable = true
+        var query = ItemQuery.single(row.persistentReference)
         query.limit = 1
         guard let der = try session.send(.find(keychains: [row.keychainPath], query: query, caller: session.caller, withSecrets: true)).items?.first?.secret,
               let info = CertificateInfo(der: Array(der)) else {

@@ -169,9 +169,7 @@ extension AgentService {
         case .items(let keychain, let references, _):
             let database = try database(keychain)
             for reference in references {
-                var query = ItemQuery(itemClass: reference.itemClass)
-                query.persistentReference = reference
-                query.matchAnySynchronizable = true
+                let query = ItemQuery.single(reference)
                 let unrestricted = Caller(accessGroups: ["*"])
                 guard let item = try database.find(query, caller: unrestricted, withSecrets: false).first,
                       let access = item.access else { continue }

@@ -35,12 +35,9 @@ extension AgentService {
                     untrusted.contains { path, digest in entry.path == path || (digest != nil && entry.digest == digest) }
                 }
                 guard access != item.access else { continue }
-                var single = ItemQuery(itemClass: item.itemClass)
-                single.persistentReference = item.persistentReference
-                single.matchAnySynchronizable = true
                 var changes = ItemChanges()
                 changes.access = access
-                count += try database.update(single, with: changes, caller: unrestricted)
+                count += try database.update(.single(item.persistentReference), with: changes, caller: unrestricted)
             }
             return count
         }
@@ -71,9 +68,7 @@ extension AgentService {
         guard context.client == nil || context.isAdministrator else {
             throw StoreError(.authFailed, "only the keyhaven programs may use an item with the keychain's password")
         }
-        var query = ItemQuery(itemClass: reference.itemClass)
-        query.persistentReference = reference
-        query.matchAnySynchronizable = true
+        let query = ItemQuery.single(reference)
         let unrestricted = Caller(accessGroups: ["*"])
         guard let item = try database.find(query, caller: unrestricted, withSecrets: false).first else {
             throw StoreError(.itemNotFound, "no item with that reference")

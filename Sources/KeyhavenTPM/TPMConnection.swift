@@ -22,13 +22,13 @@ package final class TPMConnection {
         self.tcti = tcti
         var loaded: OpaquePointer?
         var rc = Tss2_TctiLdr_Initialize(tcti, &loaded)
-        guard rc == TSS2_RC_SUCCESS, let loaded else { throw TPMError(.unreachable, "no TPM reachable through \(tcti) (\(Self.decode(rc)))") }
+        guard rc == TSS2_RC_SUCCESS, let loaded else { throw TPMError(.unreachable, "no TPM reachable through \(tcti) (\(TPMError.decode(rc)))") }
         tctiContext = loaded
         var esys: OpaquePointer?
         rc = Esys_Initialize(&esys, loaded, nil)
         guard rc == TSS2_RC_SUCCESS, let esys else {
             Tss2_TctiLdr_Finalize(&tctiContext)
-            throw TPMError(.unreachable, "no TPM answers through \(tcti) (\(Self.decode(rc)))")
+            throw TPMError(.unreachable, "no TPM answers through \(tcti) (\(TPMError.decode(rc)))")
         }
         context = esys
     }
@@ -66,7 +66,7 @@ package final class TPMConnection {
                 guard let value = fixed[fixedGroup + offset] else { continue }
                 for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
             }
-            return String(decoding: bytes.filter { $0 != 0 }, as: UTF8.self).trimmingSpaces
+            return String(decoding: bytes.filter { $0 != 0 }, as: UTF8.self).trimmed
         }
         return TPMStatus(tcti: tcti, manufacturer: text(5...5), vendor: text(6...9),
                          firmware1: fixed[fixedGroup + 11] ?? 0, firmware2: fixed[fixedGroup + 12] ?? 0,
@@ -75,9 +75,4 @@ package final class TPMConnection {
                          inLockout: (variable[variableGroup] ?? 0) & 0x200 != 0)
     }
 
-    static func decode(_ rc: TSS2_RC) -> String { Tss2_RC_Decode(rc).map { String(cString: $0) } ?? "response code \(rc)" }
-}
-
-extension String {
-    var trimmingSpaces: String { String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed()) }
 }

@@ -25,18 +25,13 @@ package struct TPMError: Error, Sendable, CustomStringConvertible {
 
     package let code: Code
     package let message: String
-    /// The TPM's response code, when the TPM (or tpm2-tss) answered one.
-    package let responseCode: UInt32?
-
-    package init(_ code: Code, _ message: String, responseCode: UInt32? = nil) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
-        self.responseCode = responseCode
     }
 
     /// The error of a failed ESAPI call: `what` failed, in tpm2-tss's decoding of `rc`.
     package init(_ what: String, rc: TSS2_RC) {
-        let decoded = Tss2_RC_Decode(rc).map { String(cString: $0) } ?? "response code \(rc)"
         // A format-one code carries the handle, parameter or session it is about: its number alone.
         let number = rc & 0x80 != 0 ? 0x80 | (rc & 0x3f) : rc & 0xfff
         let code: Code
@@ -46,8 +41,11 @@ package struct TPMError: Error, Sendable, CustomStringConvertible {
         case (10, _): code = .unreachable                         // the TCTI layer: the connection
         default: code = .failed
         }
-        self.init(code, "\(what): \(decoded)", responseCode: rc)
+        self.init(code, "\(what): \(Self.decode(rc))")
     }
+
+    /// tpm2-tss's words for a response code.
+    static func decode(_ rc: TSS2_RC) -> String { Tss2_RC_Decode(rc).map { String(cString: $0) } ?? "response code \(rc)" }
 
     package var description: String { "TPMError(\(code)): \(message)" }
 

@@ -27,9 +27,4 @@ package final class TPMHost: Sendable {
             }
         }
     }
-
-    /// Closes the connection (the agent stopping, or a test handing the TPM to another program).
-    package func close() {
-        connection.withLock { $0 = nil }
-    }
 }

@@ -60,11 +60,19 @@ extension AccessWindow {
 
     func copySelectedPassword() {
         guard let row = items.selected, row.itemClass.isPassword else { return }
-        withKeychainPassword(row, title: "Copy Password", prompt: "Copy the password of \"\(row.name)\" to the clipboard (cleared after \(clipboard.seconds) seconds).",
+        copyPassword(of: row)
+    }
+
+    /// Asks for the keychain's password, puts `row`'s password on the clipboard (``ClipboardGuard``
+    /// takes it away again), then runs `copied`.
+    func copyPassword(of row: ItemRow, over: UnsafeMutablePointer<GtkWidget>? = nil, copied: @escaping () -> Void = {}) {
+        withKeychainPassword(row, over: over, title: "Copy Password",
+                             prompt: "Copy the password of \"\(row.name)\" to the clipboard (cleared after \(clipboard.seconds) seconds).",
                              action: "Copy") { [unowned self] session, _, password throws(StoreError) in
             var secret = try session.reveal(row, password: password)
             defer { secret.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
             clipboard.copy(secret)
+            copied()
         }
     }
 

@@ -208,13 +208,7 @@ final class ItemWindow {
     }
 
     private func copyPassword() {
-        let row = details.row
-        owner.withKeychainPassword(row, over: window, title: "Copy Password",
-                                   prompt: "Copy the password of \"\(row.name)\" to the clipboard (cleared after \(owner.clipboard.seconds) seconds).",
-                                   action: "Copy") { [unowned self] session, _, password throws(StoreError) in
-            var secret = try session.reveal(row, password: password)
-            defer { secret.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
-            owner.clipboard.copy(secret)
+        owner.copyPassword(of: details.row, over: window) { [unowned self] in
             say("The password is on the clipboard for \(owner.clipboard.seconds) seconds.")
         }
     }

@@ -17,7 +17,7 @@ struct KeychainAccessWindowTests {
     @Test("Every view driven by its controls' names: search, live adds and deletes, unlock and lock; New, Settings, Password, Default and Delete Keychain; New Password Item with the generator and meter; an item's attributes saved, its password shown, copied and cleared; its access control with a program chosen in the file chooser; a certificate's details and its PEM and PKCS#12 export; Ctrl+F, Ctrl+C and Delete; the Sync page; the agent gone and back")
     func driveTheWindow() throws {
         try #require(Self.toolsPresent, "scripts/bootstrap installs xvfb, at-spi2-core, python3-pyatspi and imagemagick")
-        var runner = try CommandRunner()
+        let runner = try CommandRunner()
         defer { runner.finish() }
         let folder = try TemporaryFolder.make(prefix: "keyhaven-window")
         let shots = ProcessInfo.processInfo.environment["KEYHAVEN_SCREENSHOTS"] ?? folder

@@ -125,14 +125,6 @@ def gone(title):
     except Exception:
         return False
 
-def wait_quietly(condition, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return False
-
 def wait(step, condition, seconds=10):
     deadline = time.time() + seconds
     while time.time() < deadline:

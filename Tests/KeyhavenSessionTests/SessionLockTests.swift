@@ -43,7 +43,7 @@ struct SessionLockTests {
     /// session `mine` of this user and `theirs` of another, keyhavend (its log in $DIR/agent.log),
     /// and the shell functions `logind`, `state KEYCHAIN` and `await KEYCHAIN STATE`.
     func withLogind(_ body: String) throws -> CommandRunner.Result {
-        var runner = try CommandRunner()
+        let runner = try CommandRunner()
         let folder = try TemporaryFolder.make(prefix: "keyhaven-logind")
         defer {
             runner.finish()

@@ -21,6 +21,14 @@ package struct ItemQuery: Sendable {
     package var secretAttributes: [String: String] = [:]
 
     package init(itemClass: ItemClass) { self.itemClass = itemClass }
+
+    /// The one item `reference` names, synchronizable or not.
+    package static func single(_ reference: PersistentReference) -> ItemQuery {
+        var query = ItemQuery(itemClass: reference.itemClass)
+        query.persistentReference = reference
+        query.matchAnySynchronizable = true
+        return query
+    }
 }
 
 /// Who is calling: the access groups the caller may use, first = default for adds.
