@@ -388,7 +388,7 @@ let linuxTargets: [Target] = [
     // The TPM through the agent, against swtpm.
     .testTarget(
         name: "KeyhavenTPMTests",
-        dependencies: ["KeyhavenTPM", "KeychainTestSupport", "keyhaven", "keyhavend"],
+        dependencies: ["KeyhavenTPM", "KeychainServices", "KeychainTestSupport", "keyhaven", "keyhavend"],
         swiftSettings: strictSwift
     ),
     // Keychain Access's window under Xvfb, driven through AT-SPI.

@@ -1,5 +1,6 @@
 // The system OpenSSL (libcrypto 3), for PKCS#12 files and password-encrypted private keys, and the
-// Secret Service's 1024-bit Diffie-Hellman (its big-number arithmetic):
+// Secret Service's 1024-bit Diffie-Hellman (its big-number arithmetic), and the X9.63 KDF over a
+// shared secret the TPM computed (swift-crypto derives only from its own agreements):
 // swift-crypto has neither PKCS#12 nor PKCS#5 password-based encryption, and the legacy ciphers
 // of older files (RC2-40, 3DES) live in OpenSSL's legacy provider. Keyhaven's other cryptography
 // is swift-crypto's (docs/compatibility.md, "PKCS#12 and encrypted keys").
@@ -8,6 +9,9 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/kdf.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
 #include <openssl/pem.h>
 #include <openssl/pkcs12.h>
 #include <openssl/provider.h>

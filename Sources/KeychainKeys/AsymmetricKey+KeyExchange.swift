@@ -12,12 +12,17 @@ extension AsymmetricKey {
         guard case .ecPublic(let theirs) = peer.publicKey, peer.kind == kind else {
             throw .param("the other key is not a public key on the same curve")
         }
-        let shared = try Self.agreement(own, theirs)
-        guard let kdf else { return shared.withUnsafeBytes { Array($0) } }
+        return try Self.derive(.crypto(try Self.agreement(own, theirs)), kdf: kdf, requestedSize: requestedSize, sharedInfo: sharedInfo)
+    }
+
+    /// Apple's key exchange result from the agreed secret: the secret itself, or with a KDF its
+    /// X9.63 derivation to `requestedSize` bytes (Apple requires the size).
+    static func derive(_ shared: AgreedSecret, kdf: HashName?, requestedSize: Int?, sharedInfo: [UInt8]) throws(KeyError) -> [UInt8] {
+        guard let kdf else { return shared.rawBytes }
         guard let requestedSize, requestedSize > 0, requestedSize <= 1 << 20 else {
             throw .param("kSecKeyKeyExchangeParameterRequestedSize is missing")
         }
-        return try Self.x963(kdf, shared, sharedInfo: sharedInfo, byteCount: requestedSize)
+        return try shared.x963(kdf, sharedInfo: sharedInfo, byteCount: requestedSize)
     }
 
     /// The ECDH shared secret (its bytes are the x-coordinate, Apple's `algid:keyexchange:ECDH`).

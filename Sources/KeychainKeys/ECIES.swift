@@ -23,7 +23,7 @@ struct ECIES {
             throw .param("no ephemeral key")
         }
         let ephemeralPublic = Array(AsymmetricKey.ecPrivate(ephemeral).publicBytes)
-        let shared = try AsymmetricKey.agreement(ephemeral, recipient)
+        let shared = AgreedSecret.crypto(try AsymmetricKey.agreement(ephemeral, recipient))
         let (key, iv) = try derive(shared, ephemeralPublic: ephemeralPublic, curve: recipientKey.kind)
         do {
             let box = try AES.GCM.seal(plaintext, using: key, nonce: try AES.GCM.Nonce(data: iv))
@@ -34,18 +34,26 @@ struct ECIES {
     }
 
     func decrypt(_ packet: [UInt8], with key: ECPrivateKey) throws(KeyError) -> [UInt8] {
-        let own = AsymmetricKey.ecPrivate(key)
-        guard case .ec(let curve) = own.kind, packet.count >= curve.publicByteCount + Self.tagByteCount else {
+        try decrypt(packet, curve: AsymmetricKey.ecPrivate(key).kind) { (ephemeral) throws(KeyError) in
+            .crypto(try AsymmetricKey.agreement(key, ephemeral))
+        }
+    }
+
+    /// Decrypts with a private key on `curve` that `agree` uses (ECDH with the ephemeral key): a
+    /// key this process holds, or one inside the TPM.
+    func decrypt(_ packet: [UInt8], curve: KeyKind, agree: (ECPublicKey) throws(KeyError) -> AgreedSecret) throws(KeyError) -> [UInt8] {
+        guard case .ec(let curveBits) = curve, packet.count >= curveBits.publicByteCount + Self.tagByteCount else {
             throw .param("too small input packet for ECIES decrypt")
         }
-        let ephemeralPublic = Array(packet.prefix(curve.publicByteCount))
-        guard case .ecPublic(let ephemeral) = try? AsymmetricKey(externalRepresentation: ephemeralPublic, keyType: 73, isPrivate: false)
+        let ephemeralPublic = Array(packet.prefix(curveBits.publicByteCount))
+        guard case .ecPublic(let ephemeral) = try? AsymmetricKey(externalRepresentation: ephemeralPublic, keyType: 73, isPrivate: false),
+              AsymmetricKey.ecPublic(ephemeral).kind == curve
         else {
             throw KeyError(.decryptionFailed, "ECIES: the ephemeral public key is not a point on the curve")
         }
-        let shared = try AsymmetricKey.agreement(key, ephemeral)
-        let (symmetric, iv) = try derive(shared, ephemeralPublic: ephemeralPublic, curve: own.kind)
-        let body = packet[curve.publicByteCount...]
+        let shared = try agree(ephemeral)
+        let (symmetric, iv) = try derive(shared, ephemeralPublic: ephemeralPublic, curve: curve)
+        let body = packet[curveBits.publicByteCount...]
         do {
             let box = try AES.GCM.SealedBox(nonce: try AES.GCM.Nonce(data: iv), ciphertext: body.dropLast(Self.tagByteCount),
                                             tag: body.suffix(Self.tagByteCount))
@@ -55,11 +63,10 @@ struct ECIES {
         }
     }
 
-    private func derive(_ shared: SharedSecret, ephemeralPublic: [UInt8],
+    private func derive(_ shared: AgreedSecret, ephemeralPublic: [UInt8],
                         curve: KeyKind) throws(KeyError) -> (SymmetricKey, [UInt8]) {
         let keyByteCount = curve.bits > 256 ? 32 : 16
-        var material = try AsymmetricKey.x963(hash, shared, sharedInfo: ephemeralPublic,
-                                              byteCount: keyByteCount + (variableIV ? Self.ivByteCount : 0))
+        var material = try shared.x963(hash, sharedInfo: ephemeralPublic, byteCount: keyByteCount + (variableIV ? Self.ivByteCount : 0))
         defer { zeroize(&material) }
         let key = SymmetricKey(data: material.prefix(keyByteCount))
         let iv = variableIV ? Array(material.suffix(Self.ivByteCount)) : [UInt8](repeating: 0, count: Self.ivByteCount)

@@ -42,8 +42,9 @@ package enum StoredKeyOperation {
     }
 
     /// Whether a key item's material may leave the keychain: public keys always; private keys
-    /// unless stored with `kSecAttrIsExtractable` false.
+    /// unless stored with `kSecAttrIsExtractable` false or held by the Secure Enclave (the TPM).
     package static func isExtractable(_ item: StoredItem) -> Bool {
+        if item.itemClass == .key, item.attributes["tkid"] == .string(EnclaveKeyData.tokenID) { return false }
         guard item.itemClass == .key, case .number(let flag)? = item.attributes["extr"] else { return true }
         return flag != 0 || item.attributes["kcls"] == .number(0)
     }

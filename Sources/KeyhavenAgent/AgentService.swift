@@ -184,7 +184,11 @@ package struct AgentService: Sendable {
                 throw StoreError(.itemNotFound, "no key with that reference")
             }
             _ = try checkSecrets([found], caller: caller, context)
-            response.data = try StoredKeyOperation.perform(request, on: found.item)
+            if let enclaveKey = try Self.enclaveKey(found.item) {
+                response.data = try performEnclave(request, key: enclaveKey)
+            } else {
+                response.data = try StoredKeyOperation.perform(request, on: found.item)
+            }
         case .update(let keychains, let query, var changes, let caller):
             let caller = try authorizedCaller(caller, context)
             try refuseReservedGroup(changes.attributes, context)
@@ -223,6 +227,10 @@ package struct AgentService: Sendable {
             } catch {
                 throw error.storeError
             }
+        case .createEnclaveKey:
+            response.data = Data(try createEnclaveKey().wireBytes)
+        case .enclaveKeyOperation(let key, let request):
+            response.data = try performEnclave(request, key: key)
         case .administer(let keychain, let reference, let password, let action):
             response.items = try administer(reference, in: try database(keychain), password: password, action: action, context)
         }

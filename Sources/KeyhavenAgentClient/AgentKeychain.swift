@@ -64,6 +64,20 @@ package struct AgentKeychain: KeychainBackend {
         }
         return data
     }
+
+    /// Makes a Secure Enclave key in the TPM the agent holds; nothing is stored.
+    package func createEnclaveKey() throws(StoreError) -> EnclaveKeyData {
+        guard let data = try send(.createEnclaveKey).data else { throw StoreError(.internalError, "the agent returned no key") }
+        return try EnclaveKeyData(storedBytes: Array(data))
+    }
+
+    /// Runs an operation with a Secure Enclave key that no keychain holds, inside the agent.
+    package func enclaveKeyOperation(_ request: KeyOperationRequest, key: EnclaveKeyData) throws(StoreError) -> Data {
+        guard let data = try send(.enclaveKeyOperation(key: key, request: request)).data else {
+            throw StoreError(.internalError, "the agent returned no result")
+        }
+        return data
+    }
 }
 
 /// Whether library calls go to the agent: `KEYHAVEN_AGENT=off` never, `on` always (an error when

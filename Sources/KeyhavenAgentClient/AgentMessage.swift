@@ -43,6 +43,12 @@ package enum AgentRequest: Sendable {
     /// The TPM the agent reaches and its dictionary-attack state (`keyhaven tpm status`).
     /// Answers a ``TPMStatus`` in `data`.
     case tpmStatus
+    /// Makes a Secure Enclave key inside the TPM and stores nothing: answers its
+    /// ``EnclaveKeyData`` in `data`, which the client adds to a keychain as a key item or keeps.
+    case createEnclaveKey
+    /// An operation with a Secure Enclave key held by no keychain (`kSecAttrIsPermanent` false),
+    /// given its data. `request.reference` is not read. Answers the result in `data`.
+    case enclaveKeyOperation(key: EnclaveKeyData, request: KeyOperationRequest)
 }
 
 /// A change of items' access objects.
@@ -158,6 +164,7 @@ extension AgentRequest: WireCodable {
     private enum Tag: UInt8 {
         case hello = 1, create, deleteKeychain, unlock, lock, status, changePassword, settings, setSettings
         case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo, provideSecretService, administer, tpmStatus
+        case createEnclaveKey, enclaveKeyOperation
     }
 
     /// The request's tag on the wire: the first byte of its body.
@@ -186,6 +193,8 @@ extension AgentRequest: WireCodable {
         case .provideSecretService: tag = .provideSecretService
         case .administer: tag = .administer
         case .tpmStatus: tag = .tpmStatus
+        case .createEnclaveKey: tag = .createEnclaveKey
+        case .enclaveKeyOperation: tag = .enclaveKeyOperation
         }
         return tag.rawValue
     }
@@ -193,8 +202,10 @@ extension AgentRequest: WireCodable {
     package func write(to w: inout ByteWriter) {
         w.u8(tag)
         switch self {
-        case .hello, .shutdown, .tpmStatus:
+        case .hello, .shutdown, .tpmStatus, .createEnclaveKey:
             break
+        case .enclaveKeyOperation(let key, let request):
+            key.write(to: &w); request.write(to: &w)
         case .create(let keychain, let password):
             keychain.write(to: &w); w.optional(password)
         case .deleteKeychain(let keychain):
@@ -269,6 +280,8 @@ extension AgentRequest: WireCodable {
         case .echo: self = .echo(data: try Data(from: &r))
         case .provideSecretService: self = .provideSecretService(busAddress: try r.optional(String.self))
         case .tpmStatus: self = .tpmStatus
+        case .createEnclaveKey: self = .createEnclaveKey
+        case .enclaveKeyOperation: self = .enclaveKeyOperation(key: try EnclaveKeyData(from: &r), request: try KeyOperationRequest(from: &r))
         case .administer:
             self = .administer(keychain: try String(from: &r), reference: try PersistentReference(from: &r), password: try r.optional(Data.self),
                                action: try ItemAdministration(from: &r))

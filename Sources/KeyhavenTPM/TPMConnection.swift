@@ -10,6 +10,8 @@ package final class TPMConnection {
     package let tcti: String
     private var tctiContext: OpaquePointer?
     private(set) var context: OpaquePointer?
+    /// The storage parent (``storageParent()``), made on first use and flushed with the connection.
+    var storageHandle = ESYS_TR(ESYS_TR_NONE)
 
     /// `KEYHAVEN_TPM` (a TCTI in tpm2-tss's syntax: `swtpm:host=127.0.0.1,port=2321`,
     /// `device:/dev/tpm0`), else the kernel's resource manager.
@@ -34,6 +36,7 @@ package final class TPMConnection {
     }
 
     deinit {
+        if storageHandle != ESYS_TR(ESYS_TR_NONE) { _ = Esys_FlushContext(context, storageHandle) }
         if context != nil { Esys_Finalize(&context) }
         if tctiContext != nil { Tss2_TctiLdr_Finalize(&tctiContext) }
     }

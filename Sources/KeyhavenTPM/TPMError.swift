@@ -6,7 +6,7 @@ import KeychainModel
 package struct TPMError: Error, Sendable, CustomStringConvertible {
     package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Backing: Hashable, Sendable {
-            case unreachable, lockout, authFailed, failed
+            case unreachable, lockout, authFailed, foreignObject, failed
         }
         private let backing: Backing
         private init(_ backing: Backing) { self.backing = backing }
@@ -17,6 +17,8 @@ package struct TPMError: Error, Sendable, CustomStringConvertible {
         package static let lockout = Code(.lockout)
         /// An authorization value (a keychain's password) was wrong; the TPM counted it.
         package static let authFailed = Code(.authFailed)
+        /// The TPM cannot open an object: another TPM made it, or this one was cleared since.
+        package static let foreignObject = Code(.foreignObject)
         /// The TPM refused the command for another reason.
         package static let failed = Code(.failed)
 
@@ -50,11 +52,13 @@ package struct TPMError: Error, Sendable, CustomStringConvertible {
     package var description: String { "TPMError(\(code)): \(message)" }
 
     /// The keychain's error for this failure: no TPM is errSecNotAvailable, a lockout or a wrong
-    /// password errSecAuthFailed (the message says which), anything else errSecInternalComponent (the agent's internal error).
+    /// password errSecAuthFailed (the message says which), an object of another TPM errSecDecode,
+    /// anything else errSecInternal (the agent's internal error).
     package var storeError: StoreError {
         switch code {
         case .unreachable: return StoreError(.notAvailable, message)
         case .lockout, .authFailed: return StoreError(.authFailed, message)
+        case .foreignObject: return StoreError(.decode, message)
         default: return StoreError(.internalError, message)
         }
     }

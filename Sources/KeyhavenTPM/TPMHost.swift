@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Synchronization
 
 /// The agent's one connection to the TPM, made on first use and kept (a software TPM serves one
@@ -11,6 +16,9 @@ package final class TPMHost: Sendable {
     /// `tcti`: where the TPM is, read at each connection (``TPMConnection/configured``).
     package init(tcti: @escaping @Sendable () -> String = { TPMConnection.configured }) {
         self.tcti = tcti
+        // tpm2-tss logs each failure to standard error; the agent reports them itself, as errors
+        // its clients see. TSS2_LOG set by the user still wins.
+        setenv("TSS2_LOG", "all+none", 0)
     }
 
     /// Runs `body` with the connection, one caller at a time.

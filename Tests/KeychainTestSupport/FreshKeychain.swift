@@ -117,6 +117,12 @@ public final class TestAgent: Sendable {
             setenv("KEYHAVEN_AGENT", "off", 1)
             return nil
         }
+        return try start()
+    }
+
+    /// A private keyhavend for the running test's keychain home, whatever the run asked for, with
+    /// `extraEnvironment` (a test's `KEYHAVEN_TPM`); library calls go through it until ``stop()``.
+    public static func start(extraEnvironment: [String: String] = [:]) throws -> TestAgent {
         let runtime = try TemporaryFolder.make(prefix: "keyhaven-agent")
         setenv("XDG_RUNTIME_DIR", runtime, 1)
         unsetenv("KEYHAVEN_AGENT_SOCKET")
@@ -124,7 +130,7 @@ public final class TestAgent: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("keyhavend")
-        process.environment = ProcessInfo.processInfo.environment
+        process.environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let socket = runtime + "/keyhaven/agent.sock"
@@ -142,9 +148,11 @@ public final class TestAgent: Sendable {
         return TestAgent(process: process, runtime: runtime)
     }
 
-    func stop() {
+    /// Stops the agent; library calls then open keychains in the test process again.
+    public func stop() {
         process.terminate()
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: runtime)
+        if !Self.isRequested { setenv("KEYHAVEN_AGENT", "off", 1) }
     }
 }

@@ -87,5 +87,5 @@ public final class TestTPM: @unchecked Sendable {
 
 public struct TestTPMError: Error, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

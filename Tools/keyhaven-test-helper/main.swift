@@ -28,8 +28,10 @@
 //                                                (ListenMode.swift)
 //   keyhaven-test-helper probe SOCKET            connects as the library does: "ok" or the error
 //   keyhaven-test-helper model NAME THREADS OPERATIONS
-//   keyhaven-test-helper keys PREFIX COUNT       adds stored P-256 keys, one acknowledgement a line
 //                                                the concurrency test's worker (ModelMode.swift)
+//   keyhaven-test-helper keys PREFIX COUNT       adds stored P-256 keys, one acknowledgement a line
+//   keyhaven-test-helper sign TAG MESSAGE        signs MESSAGE with the stored private key tagged TAG
+//                                                (SignMode.swift)
 import Foundation
 import KeychainServices
 import KeychainServicesExtras
@@ -41,6 +43,7 @@ if arguments.count > 1, arguments[1] == "groups" {
     print((SecAccessGroupsGetCurrent() as? [String] ?? []).joined(separator: ","))
     exit(0)
 }
+if arguments.count == 4, arguments[1] == "sign" { runSignMode(tag: arguments[2], message: arguments[3]) }
 if arguments.count == 4, arguments[1] == "item" { runItemMode(operation: arguments[2], account: arguments[3]) }
 if arguments.count == 3, arguments[1] == "wait" || arguments[1] == "wait-cloexec", let seconds = UInt32(arguments[2]) {
     if arguments[1] == "wait-cloexec" {

@@ -44,14 +44,24 @@ enum KeyOperations {
     }
 
     private static func agentRequest(_ key: SecKey, _ operation: KeyOperationRequest.Operation) throws(KeyError) -> KeyOperationRequest {
-        guard case .agent(_, let reference, _) = key.backing else { throw .param("the key is not held by the agent") }
-        return KeyOperationRequest(operation, reference: reference)
+        switch key.backing {
+        case .agent(_, let reference, _): return KeyOperationRequest(operation, reference: reference)
+        // A key in no keychain has no reference: the agent reads the key's data instead.
+        case .enclave: return KeyOperationRequest(operation, reference: .rowID(.key, 0))
+        case .local: throw .param("the key is not held by the agent")
+        }
     }
 
     private static func run(_ key: SecKey, _ request: KeyOperationRequest) throws(KeyError) -> [UInt8] {
-        guard case .agent(_, _, let keychain) = key.backing else { throw .param("the key is not held by the agent") }
-        do {
-            return Array(try keychain.keyOperation(request, caller: AccessGroupConfiguration.currentCaller()))
+        do throws(StoreError) {
+            switch key.backing {
+            case .agent(_, _, let keychain):
+                return Array(try keychain.keyOperation(request, caller: AccessGroupConfiguration.currentCaller()))
+            case .enclave(_, let enclaveKey, let agent):
+                return Array(try agent.enclaveKeyOperation(request, key: enclaveKey))
+            case .local:
+                throw StoreError(.invalidParameter, "the key is not held by the agent")
+            }
         } catch {
             throw KeyError.fromStatus(error.osStatus, error.message)
         }

@@ -8,7 +8,8 @@ import KeyhavenAgentClient
 /// Immutable. A key held here carries its material (in swift-crypto's objects). A private key
 /// found in a keychain the agent holds carries only its public key and a reference: signing,
 /// decryption and key exchange run inside the agent, so the private key never enters this
-/// process. Its description names the key's kind and never its material. Two keys are equal
+/// process. A Secure Enclave key's private key is inside the TPM: this process holds its public
+/// key and the TPM's blob (of no use to any other TPM), and the agent uses it. Its description names the key's kind and never its material. Two keys are equal
 /// when they are the same key (the same class and public key), as `CFEqual` decides.
 public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     /// Where the key's material is.
@@ -16,6 +17,8 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
         case local(AsymmetricKey)
         /// A private key inside the agent: its public key, and how to reach it.
         case agent(publicKey: AsymmetricKey, reference: PersistentReference, keychain: AgentKeychain)
+        /// A Secure Enclave key in no keychain: its public key and its TPM blob, used through the agent.
+        case enclave(publicKey: AsymmetricKey, key: EnclaveKeyData, agent: AgentKeychain)
     }
 
     let backing: Backing
@@ -38,6 +41,13 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
         self.storedAttributes = storedAttributes
     }
 
+    /// A Secure Enclave key that is in no keychain (`kSecAttrIsPermanent` false).
+    init(enclaveKey publicKey: AsymmetricKey, key: EnclaveKeyData, agent: AgentKeychain) {
+        self.backing = .enclave(publicKey: publicKey, key: key, agent: agent)
+        self.isExtractable = false
+        self.storedAttributes = ["tkid": .string(EnclaveKeyData.tokenID)]
+    }
+
     /// The key's material when this process holds it.
     var localKey: AsymmetricKey? {
         if case .local(let key) = backing { return key }
@@ -47,7 +57,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     var isPrivate: Bool {
         switch backing {
         case .local(let key): return key.isPrivate
-        case .agent: return true
+        case .agent, .enclave: return true
         }
     }
 
@@ -57,7 +67,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     var publicKey: AsymmetricKey {
         switch backing {
         case .local(let key): return key.publicKey
-        case .agent(let publicKey, _, _): return publicKey
+        case .agent(let publicKey, _, _), .enclave(let publicKey, _, _): return publicKey
         }
     }
 

@@ -9,14 +9,15 @@ import KeychainModel
 /// when absent). With `kSecAttrIsPermanent` true (in `kSecPrivateKeyAttrs` or at the top level)
 /// the private key is added to the keychain with the other attributes given, as Apple does; with
 /// it in `kSecPublicKeyAttrs`, the public key too.
-/// `kSecAttrTokenID` (the Secure Enclave) fails with errSecUnimplemented: Linux has none.
+/// With `kSecAttrTokenID: kSecAttrTokenIDSecureEnclave` the key is a P-256 key made inside the
+/// TPM through the agent (docs/tpm.md): its private key never leaves the TPM. Without a TPM the
+/// call fails with errSecUnimplemented, as on a Mac without a Secure Enclave; without the agent,
+/// errSecNotAvailable.
 @discardableResult
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
     keyCall(error) { () throws(KeyError) -> SecKey in
         let params = try KeyParameters(parameters)
-        if params.entries["tkid"] != nil {
-            throw KeyError(.unsupportedAlgorithm, "kSecAttrTokenID: this machine has no Secure Enclave")
-        }
+        if params.entries["tkid"] != nil { return try EnclaveKeys.create(params) }
         let kind: KeyKind
         switch try params.keyType() {
         case 73:

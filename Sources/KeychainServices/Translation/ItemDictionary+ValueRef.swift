@@ -51,10 +51,16 @@ extension ItemDictionary {
             for (name, attribute) in KeyItemAttributes.of(key) where attributes[name] == nil {
                 attributes[name] = attribute
             }
-            guard let local = key.localKey else {
+            switch key.backing {
+            case .local(let local):
+                valueData = local.withExternalRepresentation { Data($0) }
+            case .enclave(_, let enclaveKey, _):
+                // Apple's Secure Enclave key item: the token's blob as its data, `tkid` set.
+                valueData = Data(enclaveKey.wireBytes)
+                attributes["tkid"] = .string(EnclaveKeyData.tokenID)
+            case .agent:
                 throw .param("a key the agent holds cannot be added again; add the key it was made from")
             }
-            valueData = local.withExternalRepresentation { Data($0) }
         } else {
             attributes["klbl"] = .data(key.applicationLabel)
             attributes["kcls"] = .number(key.isPrivate ? 1 : 0)
@@ -83,6 +89,7 @@ enum KeyItemAttributes {
             return SecKey(agentKey: publicKey, reference: item.persistentReference, keychain: agent, isExtractable: extractable,
                           storedAttributes: item.attributes)
         }
+        if item.attributes["tkid"] == .string(EnclaveKeyData.tokenID) { return EnclaveKeys.key(from: item) }
         guard let key = try? StoredKeyOperation.storedKey(item) else { return nil }
         return SecKey(key, isExtractable: extractable, storedAttributes: item.attributes)
     }
