@@ -1,7 +1,7 @@
 import Foundation
 
 /// The command line: `keyhaven-agent-bench [--agent PATH] [--fixtures DIR] [--sizes N,N,...]
-/// [--rounds R] [--batch B] [--clients C] [--seconds S] [--only latency|load|codec|count]
+/// [--rounds R] [--batch B] [--clients C] [--seconds S] [--only latency|load|codec|count|enclave]
 /// [--work copy|echo|update|add] [--calls N] [--route agent|process]`.
 struct Options {
     var agent: String
@@ -47,7 +47,9 @@ struct Options {
                 guard let seconds = Double(value), seconds > 0 else { throw BenchFailure("--seconds needs a positive number") }
                 self.seconds = seconds
             case "--only":
-                guard ["latency", "load", "codec", "count"].contains(value) else { throw BenchFailure("--only takes latency, load, codec or count") }
+                guard ["latency", "load", "codec", "count", "enclave"].contains(value) else {
+                    throw BenchFailure("--only takes latency, load, codec, count or enclave")
+                }
                 only = value
             case "--work":
                 guard let work = LoadRun.Work(rawValue: value) else { throw BenchFailure("--work takes copy, echo, update or add") }

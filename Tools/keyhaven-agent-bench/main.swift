@@ -6,6 +6,7 @@
 //   keyhaven-agent-bench [--only latency|load|codec] [--sizes 1000,10000,100000] [--rounds 20] [--batch 250]
 //                        [--clients 50] [--seconds 5] [--agent PATH] [--fixtures DIR]
 //   keyhaven-agent-bench --only count [--work copy|echo|update|add] [--calls 1000] [--sizes N] [--route agent|process] [--agent PATH]
+//   keyhaven-agent-bench --only enclave [--rounds 20] [--batch 250]   (KEYHAVEN_TPM set: scripts/bench-tpm.sh)
 //                        (the first size, 1,000 unless --sizes says)
 //
 // latency: in one process, alternating batches of calls in process and through the agent (and of
@@ -17,7 +18,8 @@
 // codec (only when asked): the agent protocol's encoding and decoding alone, on a real look-up's
 // request and answer, at the smallest size. count (only when asked): a number of look-ups or echoes
 // through the agent, or of look-ups in process, nothing timed, for counting instructions
-// (scripts/bench-agent-instructions.sh).
+// (scripts/bench-agent-instructions.sh). enclave (only when asked): a signature with a Secure
+// Enclave key in the TPM against one with a keychain key, both through the agent (EnclaveRun.swift).
 import Foundation
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -37,6 +39,15 @@ do {
             print("  encode request \(format(result.encodeRequest, 2)) us, decode request \(format(result.decodeRequest, 2)) us, "
                   + "encode answer \(format(result.encodeAnswer, 2)) us, decode answer \(format(result.decodeAnswer, 2)) us, total \(format(result.total, 2)) us")
         }
+        exit(0)
+    }
+    if options.only == "enclave" {
+        let result = try EnclaveRun(options: options).run()
+        print("P-256 signature through the agent, \(options.rounds) rounds of \(options.batch) alternating calls after one to warm up "
+              + "(TPM: \(ProcessInfo.processInfo.environment["KEYHAVEN_TPM"] ?? "")):")
+        print("  keychain key: p50 \(format(result.keychain.p50)) us, p99 \(format(result.keychain.p99)) us")
+        print("  TPM key (Secure Enclave): p50 \(format(result.tpm.p50)) us, p99 \(format(result.tpm.p99)) us, "
+              + "\(format(result.tpm.p50 / result.keychain.p50)) x the keychain key")
         exit(0)
     }
     if options.only == "count" {
