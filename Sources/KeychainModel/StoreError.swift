@@ -11,7 +11,7 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case diskFull, io, readOnly, invalidKeychain, wrongVersion, dataTooLarge
             case internalError, authFailed, unimplemented, noSuchKeychain, duplicateKeychain
             case unknownFormat, unsupportedFormat, passphraseRequired, pkcs12VerifyFailure, dataNotAvailable
-            case multiplePrivateKeys, userCanceled
+            case multiplePrivateKeys, userCanceled, lockedOut
         }
         fileprivate let base: Base
         package var description: String { base.rawValue }
@@ -78,6 +78,9 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let multiplePrivateKeys = Code(base: .multiplePrivateKeys)
         /// The user cancelled a prompt, or closed it.
         package static let userCanceled = Code(base: .userCanceled)
+        /// The hardware that checks the password (the TPM) refuses every try, the right one too,
+        /// until its dictionary-attack lockout passes (errSecAuthFailed; the message says how long).
+        package static let lockedOut = Code(base: .lockedOut)
     }
 
     /// What went wrong, as a code callers can match on.
@@ -130,6 +133,7 @@ extension StoreError.Code {
         case .dataNotAvailable: return -25316      // errSecDataNotAvailable
         case .multiplePrivateKeys: return -25259   // errSecMultiplePrivKeys
         case .userCanceled: return -128            // errSecUserCanceled
+        case .lockedOut: return -25293             // errSecAuthFailed
         }
     }
 }

@@ -39,6 +39,8 @@ package struct AgentService: Sendable {
         let folder = ApplicationIdentityReader.currentPath.split(separator: "/", omittingEmptySubsequences: false).dropLast()
             .joined(separator: "/")
         administratorPaths = Set(["keyhaven", "keyhaven-pki", "keyhaven-sync", "keyhaven-access"].map { folder + "/" + $0 })
+        // Keychains bound to the TPM open here, through this agent's connection to it.
+        HardwareBinding.install(TPMSealer(tpm: tpm))
     }
 
     /// The answer to one request, or the question the user must answer first.
@@ -105,7 +107,7 @@ package struct AgentService: Sendable {
         do throws(StoreError) {
             let response = try handle(request, context)
             switch request {
-            case .add, .update, .delete, .unlock, .administer: onChange?()
+            case .add, .update, .delete, .unlock, .administer, .setBound: onChange?()
             default: break
             }
             return .response(response)
@@ -231,6 +233,10 @@ package struct AgentService: Sendable {
             response.data = Data(try createEnclaveKey().wireBytes)
         case .enclaveKeyOperation(let key, let request):
             response.data = try performEnclave(request, key: key)
+        case .setBound(let keychain, let password, let bound):
+            var secret = password.map(Array.init) ?? []
+            defer { zeroize(&secret) }
+            try database(keychain).setBound(bound, password: secret)
         case .administer(let keychain, let reference, let password, let action):
             response.items = try administer(reference, in: try database(keychain), password: password, action: action, context)
         }

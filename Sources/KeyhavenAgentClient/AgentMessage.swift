@@ -49,6 +49,9 @@ package enum AgentRequest: Sendable {
     /// An operation with a Secure Enclave key held by no keychain (`kSecAttrIsPermanent` false),
     /// given its data. `request.reference` is not read. Answers the result in `data`.
     case enclaveKeyOperation(key: EnclaveKeyData, request: KeyOperationRequest)
+    /// Binds the keychain to the TPM (`bound`) or frees it, with its password when it has one
+    /// (`keyhaven set-keychain-settings --tpm|--no-tpm`, `create-keychain --tpm`).
+    case setBound(keychain: String, password: Data?, bound: Bool)
 }
 
 /// A change of items' access objects.
@@ -164,7 +167,7 @@ extension AgentRequest: WireCodable {
     private enum Tag: UInt8 {
         case hello = 1, create, deleteKeychain, unlock, lock, status, changePassword, settings, setSettings
         case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo, provideSecretService, administer, tpmStatus
-        case createEnclaveKey, enclaveKeyOperation
+        case createEnclaveKey, enclaveKeyOperation, setBound
     }
 
     /// The request's tag on the wire: the first byte of its body.
@@ -195,6 +198,7 @@ extension AgentRequest: WireCodable {
         case .tpmStatus: tag = .tpmStatus
         case .createEnclaveKey: tag = .createEnclaveKey
         case .enclaveKeyOperation: tag = .enclaveKeyOperation
+        case .setBound: tag = .setBound
         }
         return tag.rawValue
     }
@@ -206,6 +210,8 @@ extension AgentRequest: WireCodable {
             break
         case .enclaveKeyOperation(let key, let request):
             key.write(to: &w); request.write(to: &w)
+        case .setBound(let keychain, let password, let bound):
+            keychain.write(to: &w); w.optional(password); bound.write(to: &w)
         case .create(let keychain, let password):
             keychain.write(to: &w); w.optional(password)
         case .deleteKeychain(let keychain):
@@ -282,6 +288,7 @@ extension AgentRequest: WireCodable {
         case .tpmStatus: self = .tpmStatus
         case .createEnclaveKey: self = .createEnclaveKey
         case .enclaveKeyOperation: self = .enclaveKeyOperation(key: try EnclaveKeyData(from: &r), request: try KeyOperationRequest(from: &r))
+        case .setBound: self = .setBound(keychain: try String(from: &r), password: try r.optional(Data.self), bound: try Bool(from: &r))
         case .administer:
             self = .administer(keychain: try String(from: &r), reference: try PersistentReference(from: &r), password: try r.optional(Data.self),
                                action: try ItemAdministration(from: &r))

@@ -12,6 +12,8 @@ struct CreateKeychain: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "create-keychain", abstract: "Create a keychain and leave it unlocked.").underKeyhaven
     @Option(name: .customShort("p"), help: "The new keychain's password (omit the value to be asked; empty: no password).")
     var password: String?
+    @Flag(name: .long, help: "Bind the keychain to this machine's TPM: a copy opens nowhere else, and the TPM counts wrong passwords.")
+    var tpm = false
     @Argument(help: "The keychain (a path, or a name in the keychain home).") var keychain: String
 
     func run() throws {
@@ -21,6 +23,15 @@ struct CreateKeychain: ParsableCommand {
             defer { zeroize(&secret) }
             let path = try session.path(keychain)
             try session.send(.create(keychain: path, password: secret.isEmpty ? nil : Data(secret)))
+            if tpm {
+                do throws(StoreError) {
+                    try session.send(.setBound(keychain: path, password: secret.isEmpty ? nil : Data(secret), bound: true))
+                } catch {
+                    // Nothing half-made: no TPM, no keychain.
+                    _ = try? session.send(.deleteKeychain(keychain: path))
+                    throw error
+                }
+            }
             var preferences = try session.preferences()
             var list = preferences.searchPaths(session.home)
             if !list.contains(path) { list.append(path) }
@@ -133,6 +144,7 @@ struct ShowKeychainInfo: ParsableCommand {
             var line = "Keychain \"\(path)\""
             if settings.lockOnSleep { line += " lock-on-sleep" }
             line += settings.useLockInterval ? " timeout=\(settings.lockInterval)s" : " no-timeout"
+            if status?.isBound == true { line += " tpm" }
             printLine(line + (status?.isUnlocked == true ? " unlocked" : " locked"))
         }
     }
@@ -143,14 +155,31 @@ struct SetKeychainSettings: ParsableCommand {
     @Flag(name: .customShort("l"), help: "Lock when the screen locks or the system sleeps (keyhavend follows logind).") var lockOnSleep = false
     @Flag(name: .customShort("u"), help: "Lock after the timeout.") var lockAfterTimeout = false
     @Option(name: .customShort("t"), help: "The timeout in seconds (implies -u).") var timeout: UInt32?
+    @Flag(name: .long, help: "Bind the keychain to this machine's TPM (docs/tpm.md).") var tpm = false
+    @Flag(name: .customLong("no-tpm"), help: "Free the keychain from the TPM (needs its password).") var noTPM = false
+    @Option(name: .customShort("p"), help: "The keychain's password, for --tpm and --no-tpm (omit to be asked when it has one).")
+    var password: String?
     @Argument(help: "The keychain (default: the default keychain).") var keychain: String?
+
+    func validate() throws {
+        if tpm && noTPM { throw ValidationError("--tpm and --no-tpm exclude each other") }
+    }
 
     func run() throws {
         try perform("SecKeychainSetSettings") { () throws(StoreError) in
             let session = try Session.open()
+            let path = try session.path(keychain)
+            if tpm || noTPM {
+                let hasPassword = try session.send(.status(keychain: path)).status?.hasPassword == true
+                var secret = hasPassword ? try PasswordInput.resolveOrAsk(password, prompt: "password for \(path): ") : []
+                defer { zeroize(&secret) }
+                try session.send(.setBound(keychain: path, password: hasPassword ? Data(secret) : nil, bound: tpm))
+                // The binding alone: the lock settings change only when asked for too.
+                guard lockOnSleep || lockAfterTimeout || timeout != nil else { return }
+            }
             let settings = LockSettings(lockOnSleep: lockOnSleep, useLockInterval: lockAfterTimeout || timeout != nil,
                                         lockInterval: timeout ?? 300)
-            try session.send(.setSettings(keychain: try session.path(keychain), settings: settings))
+            try session.send(.setSettings(keychain: path, settings: settings))
         }
     }
 }

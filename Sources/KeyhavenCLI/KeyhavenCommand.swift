@@ -92,10 +92,15 @@ extension CommandConfiguration {
 }
 
 /// Runs a subcommand's work; an engine error is printed as security(1) prints it and becomes
-/// the exit status (the OSStatus's low byte).
+/// the exit status (the OSStatus's low byte). A TPM in lockout is said in its own words and exits
+/// 75 (sysexits' EX_TEMPFAIL: the right password works once the lockout passes), not 51, the
+/// status of a wrong password.
 package func perform(_ operation: String, _ body: () throws(StoreError) -> Void) throws {
     do {
         try body()
+    } catch where error.code == .lockedOut {
+        printError("keyhaven: \(operation): \(error.message)")
+        throw ExitCode(75)
     } catch {
         let status = error.code.appleStatus
         let message = appleErrorMessages[status] ?? error.message

@@ -142,10 +142,12 @@ extension KeychainStatus: WireCodable {
         hasPassword.write(to: &writer)
         isUnlocked.write(to: &writer)
         isForeign.write(to: &writer)
+        isBound.write(to: &writer)
     }
 
     package init(from reader: inout ByteReader) throws(CodecError) {
-        self.init(hasPassword: try Bool(from: &reader), isUnlocked: try Bool(from: &reader), isForeign: try Bool(from: &reader))
+        self.init(hasPassword: try Bool(from: &reader), isUnlocked: try Bool(from: &reader), isForeign: try Bool(from: &reader),
+                  isBound: try Bool(from: &reader))
     }
 }
 

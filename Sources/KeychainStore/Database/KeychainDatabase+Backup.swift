@@ -12,6 +12,7 @@ extension KeychainDatabase {
     /// It holds the migratable items and their keys wrapped under the password key alone: no
     /// ThisDeviceOnly item and no key wrapped by this machine's device key. Needs a password (a
     /// backup of a keychain without one could never be opened elsewhere) and the keychain unlocked.
+    /// A keychain bound to the TPM gives a backup that is not bound: the password alone opens it.
     package func backup(to destination: String) throws(StoreError) {
         guard FileSecurity.fileSize(destination) == nil else {
             throw StoreError(.duplicateKeychain, "a file already exists at \(destination)")
@@ -40,6 +41,8 @@ extension KeychainDatabase {
                 try copy.execute("DELETE FROM \(itemClass.rawValue) WHERE keyclass IN ('aku', 'cku', 'dku', 'akpu')")
             }
             try Keybag.writeBackup(keys, in: copy, keychainID: keychainID, passwordKey: passwordKey)
+            // A backup travels: it is never bound to this machine's TPM (its password alone opens it).
+            try KeychainFile.writeSeal(copy, nil)
         }
         try copy.execute("VACUUM; PRAGMA journal_mode = WAL")
         if link(temporary, destination) != 0 {

@@ -8,7 +8,7 @@ extension KeychainDatabase {
 
     package func status() -> Status {
         (try? withSession { session in
-            Status(hasPassword: session.kdf != nil, isUnlocked: session.unlocked, isForeign: session.foreign)
+            Status(hasPassword: session.kdf != nil, isUnlocked: session.unlocked, isForeign: session.foreign, isBound: session.sealed != nil)
         }) ?? Status(hasPassword: false, isUnlocked: false, isForeign: false)
     }
 
@@ -27,6 +27,7 @@ extension KeychainDatabase {
             if session.foreign {
                 try session.adopt(passwordKey: passwordKey)
             } else {
+                try session.unseal(passwordKey: passwordKey)
                 let locking = try Keybag.open(.devicePassword, in: session.connection, keychainID: session.keychainID,
                                               format: session.format, deviceKey: session.deviceKey, passwordKey: passwordKey)
                 session.keys.insertClassKeys(locking)
@@ -46,6 +47,11 @@ extension KeychainDatabase {
         let passwordKey = try kdf.deriveKey(from: password)  // slow: outside the lock
         try withSession { session throws(StoreError) in
             guard session.kdf == kdf else { throw StoreError(.authFailed, "the password changed meanwhile; try again") }
+            // A bound keychain's password is the TPM's to check (and count).
+            if let sealed = session.sealed {
+                _ = try HardwareBinding.open(sealed, deviceKey: session.homeDeviceKey, passwordKey: passwordKey, keychainID: session.keychainID)
+                return
+            }
             _ = try Keybag.open(session.foreign ? .password : .devicePassword, in: session.connection, keychainID: session.keychainID,
                                 format: session.format, deviceKey: session.foreign ? nil : session.deviceKey, passwordKey: passwordKey)
         }
@@ -71,10 +77,19 @@ extension KeychainDatabase {
         try withSession { session throws(StoreError) in
             guard session.kdf == kdf else { throw StoreError(.authFailed, "the password changed meanwhile; try again") }
             guard !session.foreign else { throw StoreError(.interactionNotAllowed, "unlock the keychain on this machine first") }
+            // A bound keychain: the old password unseals its secret, which is sealed again under the new one.
+            try session.unseal(passwordKey: oldKey)
+            let resealed = try session.sealed.map { (sealed) throws(StoreError) in
+                try HardwareBinding.reseal(sealed, oldPasswordKey: oldKey, newPasswordKey: newKey, keychainID: session.keychainID)
+            }
             let keys = try session.allKeys(passwordKey: oldKey)
             let current = session
-            let rekeyed = try session.writeTransaction { () throws(StoreError) in try current.rekey(keys, kdf: newKDF, passwordKey: newKey) }
+            let rekeyed = try session.writeTransaction { () throws(StoreError) in
+                if let resealed { try KeychainFile.writeSeal(current.connection, resealed) }
+                return try current.rekey(keys, kdf: newKDF, passwordKey: newKey)
+            }
             session.adopt(rekeyed: rekeyed, kdf: newKDF, passwordKey: newKey)
+            if let resealed { session.sealed = resealed }
         }
     }
 
@@ -119,6 +134,19 @@ extension KeychainDatabase {
 }
 
 extension KeychainDatabase.Session {
+    /// A bound keychain still sealed (with a password, locked): the password unseals the TPM's
+    /// secret, which opens the device rows; the header is checked then. Nothing for any other.
+    mutating func unseal(passwordKey: SymmetricKey?) throws(StoreError) {
+        guard let sealed, !unsealed else { return }
+        let device = try HardwareBinding.open(sealed, deviceKey: homeDeviceKey, passwordKey: passwordKey, keychainID: keychainID)
+        let opened = try Keybag.open(.device, in: connection, keychainID: keychainID, format: format, deviceKey: device, passwordKey: nil)
+        guard let index = opened.keys[Keybag.indexKeyName] else { throw StoreError(.decode, "the bound keychain's keybag has no key for this machine") }
+        try HeaderSeal.verify(try KeychainFile.readHeader(connection), index: index)
+        keys = UnlockedKeys(opened, hasPassword: kdf != nil)
+        deviceKey = device
+        unsealed = true
+    }
+
     /// Every key of the keychain, opened with the device key and (when there is one) the password key.
     /// Refused while any class key is damaged: rewriting the keybag would drop it for good.
     func allKeys(passwordKey: SymmetricKey?) throws(StoreError) -> [String: SymmetricKey] {

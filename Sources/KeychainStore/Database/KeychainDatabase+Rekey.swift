@@ -124,6 +124,11 @@ extension KeychainDatabase.Session {
         if let index = keys.index { try HeaderSeal.verify(header, index: index) }
         settings = header.settings
         guard rekeyed else { return }
+        // A bound keychain whose secret is not unsealed here opens nothing until its password does.
+        if sealed != nil && !unsealed {
+            (kdf, format, epoch, passwordKey, unlocked) = (header.kdf, header.format, header.epoch, nil, false)
+            return
+        }
         let opened = try Keybag.open(.device, in: connection, keychainID: keychainID, format: header.format, deviceKey: deviceKey, passwordKey: nil)
         keys = UnlockedKeys(opened, hasPassword: header.kdf != nil)
         (kdf, format, epoch, passwordKey, unlocked) = (header.kdf, header.format, header.epoch, nil, header.kdf == nil)

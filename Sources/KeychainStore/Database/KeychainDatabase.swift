@@ -29,7 +29,13 @@ package final class KeychainDatabase: Sendable {
         let connection: SQLiteConnection
         let keychainID: Data
         var keys: UnlockedKeys
-        let deviceKey: SymmetricKey
+        /// The key the device rows open with (``KeychainFile/Opened/deviceKey``).
+        var deviceKey: SymmetricKey
+        let homeDeviceKey: SymmetricKey
+        /// A bound keychain's seal, and whether `deviceKey` holds its secret now (a bound keychain
+        /// with a password holds it only while unlocked).
+        var sealed: Data?
+        var unsealed: Bool
         var kdf: PasswordKDF?
         var unlocked: Bool
         var foreign: Bool
@@ -60,7 +66,7 @@ package final class KeychainDatabase: Sendable {
         self.fileIdentity = FileIdentity(path: path)
         self.session = Mutex(Session(
             connection: opened.connection, keychainID: opened.keychainID, keys: opened.keys, deviceKey: opened.deviceKey,
-            kdf: opened.kdf, unlocked: opened.kdf == nil, foreign: opened.foreign, settings: opened.settings,
+            homeDeviceKey: opened.homeDeviceKey, sealed: opened.sealed, unsealed: opened.unsealed, kdf: opened.kdf, unlocked: opened.kdf == nil, foreign: opened.foreign, settings: opened.settings,
             lastUse: .now, format: opened.format, epoch: opened.epoch, passwordKey: nil, dataVersion: opened.dataVersion))
         if settings.useLockInterval { scheduleAutoLock(settings) }
         // A format-1 keychain without a password has every key in memory now: migrate it. (One
@@ -139,9 +145,15 @@ extension KeychainDatabase.Session {
     }
 
     /// Drops the keys that need the keychain unlocked (`ak`, `aku`, `akpu`); after-first-unlock
-    /// keys stay until the process exits.
+    /// keys stay until the process exits. A bound keychain with a password drops every key and
+    /// the TPM's secret: nothing in it opens until its password unseals it again.
     mutating func lockClasses() {
         guard kdf != nil else { return }
+        if sealed != nil {
+            keys = UnlockedKeys([:], hasPassword: true)
+            deviceKey = homeDeviceKey
+            unsealed = false
+        }
         for keyClass in [KeyClass.whenUnlocked, .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly] {
             keys.classes[keyClass] = nil
         }

@@ -16,7 +16,14 @@ enum KeychainFile {
         let connection: SQLiteConnection
         let keychainID: Data
         let keys: UnlockedKeys
+        /// The key the device rows open with: the home's device key, joined with the TPM's secret
+        /// for a bound keychain once that is unsealed (before, the home's alone).
         let deviceKey: SymmetricKey
+        /// The home's device key.
+        let homeDeviceKey: SymmetricKey
+        /// A bound keychain's seal (docs/tpm.md); `deviceKey` includes its secret when `unsealed`.
+        let sealed: Data?
+        let unsealed: Bool
         let kdf: PasswordKDF?
         /// This machine's device key does not open the keychain: only its password can.
         let foreign: Bool
@@ -37,20 +44,28 @@ enum KeychainFile {
         try addMissingClassTables(connection)
         // A keychain with a password may come from another machine: it then gets this home's
         // device key once its password opens it. Without a password, the device key is the only key.
-        let deviceKey = try DeviceKey.load(home: home, create: header.kdf != nil)
+        let homeDeviceKey = try DeviceKey.load(home: home, create: header.kdf != nil)
+        func opened(_ keys: UnlockedKeys, deviceKey: SymmetricKey, unsealed: Bool, foreign: Bool) throws(StoreError) -> Opened {
+            Opened(connection: connection, keychainID: header.id, keys: keys, deviceKey: deviceKey, homeDeviceKey: homeDeviceKey,
+                   sealed: header.sealed, unsealed: unsealed, kdf: header.kdf, foreign: foreign, settings: header.settings,
+                   format: header.format, epoch: header.epoch, dataVersion: try KeychainDatabase.dataVersion(connection))
+        }
+        // A bound keychain with a password opens locked and sealed: its password unseals it.
+        if header.sealed != nil && header.kdf != nil {
+            return try opened(UnlockedKeys([:], hasPassword: true), deviceKey: homeDeviceKey, unsealed: false, foreign: false)
+        }
+        let deviceKey = try header.sealed.map { (sealed) throws(StoreError) in
+            try HardwareBinding.open(sealed, deviceKey: homeDeviceKey, passwordKey: nil, keychainID: header.id)
+        } ?? homeDeviceKey
         do throws(StoreError) {
             let keys = try Keybag.open(.device, in: connection, keychainID: header.id, format: header.format, deviceKey: deviceKey, passwordKey: nil)
             // A backup has no device rows at all: like a copy, only its password opens it.
             guard let index = keys.keys[Keybag.indexKeyName] else { throw StoreError(.decode, "the keybag has no key for this machine") }
             try HeaderSeal.verify(header, index: index)
-            return Opened(connection: connection, keychainID: header.id, keys: UnlockedKeys(keys, hasPassword: header.kdf != nil),
-                          deviceKey: deviceKey, kdf: header.kdf, foreign: false, settings: header.settings,
-                          format: header.format, epoch: header.epoch, dataVersion: try KeychainDatabase.dataVersion(connection))
+            return try opened(UnlockedKeys(keys, hasPassword: header.kdf != nil), deviceKey: deviceKey, unsealed: header.sealed != nil, foreign: false)
         } catch where error.code == .decode && header.kdf != nil {
             // Checked at the unlock that adopts it, once its password opens the index key.
-            return Opened(connection: connection, keychainID: header.id, keys: UnlockedKeys([:], hasPassword: true),
-                          deviceKey: deviceKey, kdf: header.kdf, foreign: true, settings: header.settings,
-                          format: header.format, epoch: header.epoch, dataVersion: try KeychainDatabase.dataVersion(connection))
+            return try opened(UnlockedKeys([:], hasPassword: true), deviceKey: deviceKey, unsealed: false, foreign: true)
         }
     }
 
@@ -92,6 +107,8 @@ enum KeychainFile {
         let epoch: Int64
         /// The header's MAC (format 2, ``HeaderSeal``).
         let mac: Data?
+        /// The TPM's seal of a bound keychain's secret (the `tpm` row), opaque here.
+        let sealed: Data?
     }
 
     /// Whether the file at `path` is a keychain, by its first bytes alone (nothing opens or
@@ -129,7 +146,16 @@ enum KeychainFile {
             }
         }
         return Header(id: id, kdf: kdf, settings: settings ?? LockSettings(), format: version,
-                      epoch: values["epoch"]?.integer ?? 0, mac: values["mac"]?.blob)
+                      epoch: values["epoch"]?.integer ?? 0, mac: values["mac"]?.blob, sealed: values["tpm"]?.blob)
+    }
+
+    /// Writes a bound keychain's seal (nil: not bound), inside the caller's transaction.
+    static func writeSeal(_ connection: SQLiteConnection, _ sealed: Data?) throws(StoreError) {
+        if let sealed {
+            try connection.prepare("INSERT OR REPLACE INTO keychain(name, value) VALUES ('tpm', ?)").run([.blob(sealed)])
+        } else {
+            try connection.execute("DELETE FROM keychain WHERE name = 'tpm'")
+        }
     }
 
     /// Writes the header's mutable part (the password function, the lock settings, the format and

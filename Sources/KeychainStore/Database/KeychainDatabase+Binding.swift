@@ -1,0 +1,42 @@
+import Crypto
+import FoundationEssentials
+
+/// Binding a keychain to the TPM and freeing it again (`keyhaven set-keychain-settings --tpm`,
+/// `--no-tpm`; docs/tpm.md).
+extension KeychainDatabase {
+    /// Binds the keychain to the TPM (`bound`) or frees it (`!bound`): a new sealed secret, or
+    /// none, and the class keys replaced and every row re-encrypted under the new device key, in
+    /// one transaction (``Session/rekey(_:kdf:passwordKey:)``), so a copy made before opens nothing
+    /// written after. A keychain with a password needs it (`.authFailed` if wrong), bound or not;
+    /// one already so is left as it is.
+    package func setBound(_ bound: Bool, password: [UInt8]) throws(StoreError) {
+        let kdf = try withSession { $0.kdf }
+        if kdf == nil && !password.isEmpty { throw StoreError(.authFailed, "the keychain has no password") }
+        let passwordKey = try kdf.map { (kdf: PasswordKDF) throws(StoreError) in try kdf.deriveKey(from: password) }  // slow: outside the lock
+        try withSession { session throws(StoreError) in
+            guard session.kdf == kdf else { throw StoreError(.authFailed, "the password changed meanwhile; try again") }
+            guard !session.foreign else { throw StoreError(.interactionNotAllowed, "unlock the keychain on this machine first") }
+            guard (session.sealed != nil) != bound else { return }
+            try session.unseal(passwordKey: passwordKey)
+            if let sealed = session.sealed {
+                // The TPM checks a bound keychain's password (and counts a wrong one).
+                _ = try HardwareBinding.open(sealed, deviceKey: session.homeDeviceKey, passwordKey: passwordKey, keychainID: session.keychainID)
+            }
+            let keys = try session.allKeys(passwordKey: passwordKey)
+            let (sealed, deviceKey) = bound
+                ? try HardwareBinding.bind(deviceKey: session.homeDeviceKey, passwordKey: passwordKey, keychainID: session.keychainID)
+                : (nil, session.homeDeviceKey)
+            var next = session
+            next.deviceKey = deviceKey
+            let writer = next
+            let rekeyed = try session.writeTransaction { () throws(StoreError) in
+                try KeychainFile.writeSeal(writer.connection, sealed)
+                return try writer.rekey(keys, kdf: kdf, passwordKey: passwordKey)
+            }
+            session.deviceKey = deviceKey
+            session.sealed = sealed
+            session.unsealed = sealed != nil
+            session.adopt(rekeyed: rekeyed, kdf: kdf, passwordKey: passwordKey)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// Keychains bound to the TPM (`create-keychain --tpm`, `set-keychain-settings --tpm|--no-tpm`)
+/// against real TPMs (swtpm): a copy of the whole keychain home, device key included, opens
+/// nothing under another TPM even with the right password; the TPM counts wrong passwords and
+/// locks out.
+@Suite(.freshKeychain(), .serialized)
+struct BoundKeychainTests {
+    @Test("A bound keychain opens with its password on its TPM; a copy of the home under a second TPM does not, with the right password; the first TPM opens the copy")
+    func copyOpensOnlyOnItsTPM() throws {
+        let first = try TestTPM()
+        defer { first.remove() }
+        var runner = try CommandRunner()
+        runner.extraEnvironment["KEYHAVEN_TPM"] = first.tcti
+        #expect(try runner.run("create-keychain", "-p", "right horse", "--tpm", "work").status == 0)
+        #expect(try runner.run("add-generic-password", "-s", "svc", "-a", "acct", "-w", "bound secret", "work").status == 0)
+        let info = try runner.run("show-keychain-info", "work")
+        #expect(info.output.hasSuffix(" no-timeout tpm unlocked\n"), "\(info.output)")
+        #expect(try runner.run("lock-keychain", "work").status == 0)
+        let locked = try runner.run("find-generic-password", "-s", "svc", "-w", "work")
+        #expect(locked.status != 0 && locked.output.isEmpty)
+        let wrong = try runner.run("unlock-keychain", "-p", "wrong horse", "work")
+        #expect(wrong.status == 51 && wrong.error.contains("the TPM counted it"), "\(wrong.status) \(wrong.error)")
+        #expect(try runner.run("unlock-keychain", "-p", "right horse", "work").status == 0)
+        #expect(try runner.run("find-generic-password", "-s", "svc", "-w", "work").output == "bound secret\n")
+        runner.finish()
+
+        // The whole home, device key and all, under another TPM.
+        let copy = try TemporaryFolder.make(prefix: "keyhaven-copy")
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: TestHome.current!.path, toPath: copy)
+        let second = try TestTPM()
+        defer { second.remove() }
+        var thief = try CommandRunner()
+        thief.extraEnvironment = ["KEYHAVEN_TPM": second.tcti, "KEYHAVEN_HOME": copy]
+        let elsewhere = try thief.run("unlock-keychain", "-p", "right horse", "work")
+        #expect(elsewhere.status == 93 && elsewhere.error.contains("bound to another TPM"), "\(elsewhere.status) \(elsewhere.error)")
+        #expect(try thief.run("find-generic-password", "-s", "svc", "-w", "work").output.isEmpty)
+        thief.finish()
+
+        var owner = try CommandRunner()
+        owner.extraEnvironment = ["KEYHAVEN_TPM": first.tcti, "KEYHAVEN_HOME": copy]
+        defer { owner.finish() }
+        #expect(try owner.run("unlock-keychain", "-p", "right horse", "work").status == 0)
+        #expect(try owner.run("find-generic-password", "-s", "svc", "-w", "work").output == "bound secret\n")
+    }
+
+    @Test("Past the TPM's limit of wrong passwords the right one is refused, exit status 75 and \"locked out\" with the time; it opens once the lockout passes")
+    func lockout() throws {
+        let tpm = try TestTPM()
+        defer { tpm.remove() }
+        // Low limits, set before the agent holds the TPM (swtpm serves one connection at a time).
+        let setup = try tpm.tools("tpm2_dictionarylockout", "--setup-parameters", "--max-tries=2", "--recovery-time=3", "--lockout-recovery-time=10")
+        #expect(setup.status == 0, "\(setup.error)")
+        var runner = try CommandRunner()
+        runner.extraEnvironment["KEYHAVEN_TPM"] = tpm.tcti
+        defer { runner.finish() }
+        #expect(try runner.run("create-keychain", "-p", "right", "--tpm", "guarded").status == 0)
+        #expect(try runner.run("lock-keychain", "guarded").status == 0)
+        #expect(try runner.run("unlock-keychain", "-p", "wrong", "guarded").status == 51)
+        let second = try runner.run("unlock-keychain", "-p", "wrong", "guarded")
+        #expect(second.status == 75 && second.error.contains("locked out"), "\(second.status) \(second.error)")
+        let refused = try runner.run("unlock-keychain", "-p", "right", "guarded")
+        #expect(refused.status == 75, "\(refused.status) \(refused.error)")
+        #expect(refused.error.contains("the TPM is locked out") && refused.error.contains("for up to 3 s"), "\(refused.error)")
+        #expect(try runner.run("show-keychain-info", "guarded").output.hasSuffix(" tpm locked\n"))
+        Thread.sleep(forTimeInterval: 4)
+        let opened = try runner.run("unlock-keychain", "-p", "right", "guarded")
+        #expect(opened.status == 0, "\(opened.error)")
+    }
+
+    @Test("The passwordless default keychain, bound, is unreadable from a copy under another TPM; --no-tpm needs the password and frees a keychain, whose copy then opens")
+    func defaultKeychainAndFreeing() throws {
+        let first = try TestTPM()
+        defer { first.remove() }
+        let second = try TestTPM()
+        defer { second.remove() }
+        var runner = try CommandRunner()
+        runner.extraEnvironment["KEYHAVEN_TPM"] = first.tcti
+        #expect(try runner.run("add-generic-password", "-s", "svc", "-a", "acct", "-w", "default secret").status == 0)
+        let bind = try runner.run("set-keychain-settings", "--tpm")
+        #expect(bind.status == 0, "\(bind.error)")
+        #expect(try runner.run("show-keychain-info").output.contains(" tpm unlocked"))
+        #expect(try runner.run("find-generic-password", "-s", "svc", "-w").output == "default secret\n")
+        // A keychain with a password: --no-tpm with a wrong one changes nothing.
+        #expect(try runner.run("create-keychain", "-p", "pw", "--tpm", "work").status == 0)
+        #expect(try runner.run("add-generic-password", "-s", "w", "-a", "a", "-w", "work secret", "work").status == 0)
+        #expect(try runner.run("set-keychain-settings", "--no-tpm", "-p", "nope", "work").status == 51)
+        #expect(try runner.run("show-keychain-info", "work").output.contains(" tpm "))
+        let free = try runner.run("set-keychain-settings", "--no-tpm", "-p", "pw", "work")
+        #expect(free.status == 0, "\(free.error)")
+        #expect(!(try runner.run("show-keychain-info", "work").output.contains(" tpm")))
+        runner.finish()
+
+        let copy = try TemporaryFolder.make(prefix: "keyhaven-copy")
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: TestHome.current!.path, toPath: copy)
+        var thief = try CommandRunner()
+        thief.extraEnvironment = ["KEYHAVEN_TPM": second.tcti, "KEYHAVEN_HOME": copy]
+        defer { thief.finish() }
+        let stolen = try thief.run("find-generic-password", "-s", "svc", "-w")
+        #expect(stolen.status != 0 && stolen.output.isEmpty && stolen.error.contains("bound to another TPM"), "\(stolen.error)")
+        // The freed keychain is the home's again: its device key and password open the copy.
+        #expect(try thief.run("unlock-keychain", "-p", "pw", "work").status == 0)
+        #expect(try thief.run("find-generic-password", "-s", "w", "-w", "work").output == "work secret\n")
+    }
+}
