@@ -210,7 +210,8 @@ let linuxTargets: [Target] = [
     .target(
         name: "KeyhavenAgent",
         dependencies: [
-            "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "KeyhavenTPM", "CHardening",
+            "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "KeyhavenTPM", "KeyhavenDBus", "CHardening",
+            .product(name: "Crypto", package: "swift-crypto"),
         ],
         swiftSettings: strictSwift
     ),

@@ -117,15 +117,68 @@ extension AgentService {
             return left
         }
         if !untrusted.isEmpty { try ask(about: untrusted.map(\.item), in: untrusted[0].keychain.path, context) }
-        if absent.contains(where: { presence.requirement($0.item) == .unavailable }) {
-            throw StoreError(.authFailed, "the item's access control asks for biometry, and no biometrics are enrolled on this machine")
+        // Biometry first, item by item (a finger each, as a Mac asks Touch ID for each item);
+        // what biometry alone meets is done, the rest needs the password too.
+        var needPassword: [(keychain: any KeychainBackend, item: StoredItem)] = []
+        for pair in absent {
+            switch presence.requirement(pair.item) {
+            case .none: continue
+            case .unavailable:
+                throw StoreError(.authFailed, "the item's access control asks for a paired device, and none is paired with this machine")
+            case .password:
+                needPassword.append(pair)
+            case .biometry(let currentSet), .biometryOrPassword(let currentSet), .biometryAndPassword(let currentSet):
+                let requirement = presence.requirement(pair.item)
+                let met = try checkBiometry(pair.item, currentSet: currentSet, caller: caller,
+                                            orPassword: requirement == .biometryOrPassword(currentSet: currentSet))
+                if met { presence.record(client: client, identity: identity, keychain: pair.keychain.path) }
+                if !met || requirement == .biometryAndPassword(currentSet: currentSet) { needPassword.append(pair) }
+            }
         }
-        let keychain = absent[0].keychain.path
+        if needPassword.isEmpty { return found }
+        let keychain = needPassword[0].keychain.path
         context.question.withLock {
-            $0 = AccessQuestion(subject: .presence(keychain: keychain, names: absent.filter { $0.keychain.path == keychain }.map { Self.name(of: $0.item) }),
+            $0 = AccessQuestion(subject: .presence(keychain: keychain, names: needPassword.filter { $0.keychain.path == keychain }.map { Self.name(of: $0.item) }),
                                 keychain: keychain)
         }
         throw StoreError(.interactionNotAllowed, "the item asks for the user's presence")
+    }
+
+    /// A new `.biometryCurrentSet` item keeps the digest of the fingerprints enrolled now; with
+    /// none enrolled it could never open by biometry, and is refused (errSecAuthFailed).
+    func captureBiometrySet(_ item: inout NewItem, _ context: RequestContext) throws(StoreError) {
+        guard context.client != nil, let flags = item.accessControlFlags, flags & (1 << 3) != 0 else { return }
+        guard let enrolled = fingerprints.enrolledSet() else {
+            throw StoreError(.authFailed, "the item's access control is .biometryCurrentSet, and no fingerprint is enrolled on this machine")
+        }
+        var access = item.access ?? .creatorOnly
+        access.biometrySet = enrolled
+        item.access = access
+    }
+
+    /// Asks fprintd for a finger for `item`: whether it matched. A mismatch, no reader or nothing
+    /// enrolled fails the use (errSecAuthFailed, Apple's status) unless the password may stand in
+    /// (`orPassword`: false returned, the password is asked). A `.biometryCurrentSet` item opens
+    /// by biometry only while the enrolled fingers are those it was added with.
+    func checkBiometry(_ item: StoredItem, currentSet: Bool, caller: Caller, orPassword: Bool) throws(StoreError) -> Bool {
+        guard caller.interactionAllowed else {
+            throw StoreError(.interactionNotAllowed, "the item asks for a fingerprint, and this call allows no interaction")
+        }
+        func refuse(_ why: String) throws(StoreError) -> Bool {
+            if orPassword { return false }
+            throw StoreError(.authFailed, why)
+        }
+        if currentSet {
+            guard let enrolled = fingerprints.enrolledSet() else { return try refuse("the item asks for biometry, and no fingerprint is enrolled") }
+            guard enrolled == item.access?.biometrySet else {
+                return try refuse("the enrolled fingerprints changed since the item was added (.biometryCurrentSet)")
+            }
+        }
+        switch fingerprints.verify() {
+        case .match: return true
+        case .noMatch: return try refuse("the fingerprint did not match")
+        case .unavailable(let why): return try refuse("the item asks for biometry: \(why)")
+        }
     }
 
     /// What a prompt calls an item: its access object's descriptor, label, service or server.

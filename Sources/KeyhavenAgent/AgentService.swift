@@ -29,10 +29,13 @@ package struct AgentService: Sendable {
     package let secretService = SecretServiceHost()
     /// The TPM, connected on first use (docs/tpm.md).
     package let tpm = TPMHost()
+    /// Biometry: fprintd on the system bus (docs/access.md).
+    package let fingerprints: FingerprintReader
 
     package init(home: KeychainHome, registry: KeychainRegistry = KeychainRegistry(), onChange: (@Sendable () -> Void)? = nil,
-                 prompter: AccessPrompter = AccessPrompter()) {
+                 prompter: AccessPrompter = AccessPrompter(), fingerprints: FingerprintReader = FingerprintReader()) {
         self.home = home
+        self.fingerprints = fingerprints
         self.registry = registry
         self.onChange = onChange
         self.prompter = prompter
@@ -163,6 +166,7 @@ package struct AgentService: Sendable {
             let caller = try authorizedCaller(caller, context)
             try refuseReservedGroup(item.attributes, context)
             item.access = try resolved(item.access, context)
+            try captureBiometrySet(&item, context)
             response.items = [try database(keychain).add(item, caller: caller)]
         case .find(let keychains, let query, let caller, let withSecrets, let withAttributes):
             let caller = try authorizedCaller(caller, context)

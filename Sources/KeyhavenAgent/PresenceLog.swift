@@ -12,25 +12,44 @@ import Synchronization
 /// when each client process last gave it, per keychain: one password entry serves the same process
 /// for the reuse duration it asked for (`SecUserPresenceSetReuseDuration`, LAContext's model).
 ///
-/// This machine has no biometry: a constraint that only biometry or a paired watch could meet
-/// fails as on a device with none enrolled (errSecAuthFailed); `.userPresence` (biometry or
-/// passcode), `.devicePasscode` and `.applicationPassword` ask for the keychain's password.
+/// Biometry is fprintd's (``FingerprintReader``): `.biometryAny` and `.biometryCurrentSet` ask
+/// for a finger; `.userPresence` is biometry or the keychain's password, as on a Mac;
+/// `.devicePasscode` and `.applicationPassword` ask for the password; `.or` and `.and` combine
+/// them as Apple does. A paired watch (`.companion`) is never there.
 package final class PresenceLog: Sendable {
-    enum Requirement: Equatable { case none, password, unavailable }
+    package enum Requirement: Equatable {
+        case none
+        /// The keychain's password.
+        case password
+        /// A finger (`currentSet`: only while the enrolled fingers are those the item was added with).
+        case biometry(currentSet: Bool)
+        case biometryOrPassword(currentSet: Bool)
+        case biometryAndPassword(currentSet: Bool)
+        /// What no one can give here (a paired watch alone).
+        case unavailable
+    }
 
     private struct Key: Hashable { let pid: Int32, digest: Data, keychain: String }
     private let stamps = Mutex<[Key: Double]>([:])
 
-    func requirement(_ item: StoredItem) -> Requirement {
+    package init() {}
+
+    package func requirement(_ item: StoredItem) -> Requirement {
         guard let flags = item.accessControlFlags else { return .none }
-        let password: UInt64 = 1 << 0 | 1 << 4 | 1 << 31   // userPresence, devicePasscode, applicationPassword
-        let unavailable: UInt64 = 1 << 1 | 1 << 3 | 1 << 5  // biometryAny, biometryCurrentSet, companion
-        let or: UInt64 = 1 << 14
-        switch (flags & password != 0, flags & unavailable != 0) {
-        case (false, false): return .none
-        case (true, false): return .password
-        case (false, true): return .unavailable
-        case (true, true): return flags & or != 0 ? .password : .unavailable
+        let userPresence: UInt64 = 1 << 0, passcode: UInt64 = 1 << 4 | 1 << 31   // devicePasscode, applicationPassword
+        let biometryAny: UInt64 = 1 << 1, currentSetFlag: UInt64 = 1 << 3, companion: UInt64 = 1 << 5, or: UInt64 = 1 << 14
+        let currentSet = flags & currentSetFlag != 0
+        let biometry = flags & (biometryAny | currentSetFlag) != 0
+        let password = flags & passcode != 0
+        if flags & userPresence != 0 {
+            // Biometry or the password, whatever else is asked.
+            return .biometryOrPassword(currentSet: currentSet)
+        }
+        switch (biometry, password) {
+        case (false, false): return flags & companion != 0 ? .unavailable : .none
+        case (false, true): return flags & companion != 0 && flags & or == 0 ? .unavailable : .password
+        case (true, false): return .biometry(currentSet: currentSet)
+        case (true, true): return flags & or != 0 ? .biometryOrPassword(currentSet: currentSet) : .biometryAndPassword(currentSet: currentSet)
         }
     }
 

@@ -12,8 +12,8 @@ import KeychainServicesExtras
 /// add-trusting (kSecAttrAccess from SecAccessCreate: this program and $KEYHAVEN_TEST_TRUST),
 /// add-any (SecAccessCreate, then SecACLSetContents with no list: every program),
 /// add-after-first-unlock (kSecAttrAccessibleAfterFirstUnlock), add-presence
-/// (kSecAccessControlUserPresence), add-biometry (kSecAccessControlBiometryAny), add-either
-/// (biometry or passcode), read-twice (two reads in this process, with
+/// (kSecAccessControlUserPresence), add-biometry (kSecAccessControlBiometryAny), add-biometry-set
+/// (kSecAccessControlBiometryCurrentSet), add-either (biometry or passcode), read-twice (two reads in this process, with
 /// SecUserPresenceSetReuseDuration($KEYHAVEN_TEST_REUSE) first), read-steps (three reads without
 /// a prompt, each after the test says go: a debugger attached in between).
 func runItemMode(operation: String, account: String) -> Never {
@@ -28,10 +28,11 @@ func runItemMode(operation: String, account: String) -> Never {
         if operation == "add-trusting" || operation == "add-any" { query[kSecAttrAccess as String] = access(any: operation == "add-any") }
         if operation == "add-after-first-unlock" { query[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlock }
         status = SecItemAdd(query as CFDictionary, nil)
-    case "add-presence", "add-biometry", "add-either":
+    case "add-presence", "add-biometry", "add-either", "add-biometry-set":
         query[kSecValueData as String] = Data(account.utf8)
         let flags: SecAccessControlCreateFlags = operation == "add-presence" ? .userPresence
-            : operation == "add-biometry" ? .biometryAny : [.biometryAny, .or, .devicePasscode]
+            : operation == "add-biometry" ? .biometryAny : operation == "add-biometry-set" ? .biometryCurrentSet
+            : [.biometryAny, .or, .devicePasscode]
         query[kSecAttrAccessControl as String] = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, nil)
         status = SecItemAdd(query as CFDictionary, nil)
     case "read-twice":

@@ -13,11 +13,16 @@ package struct ItemAccess: Sendable, Hashable {
     package var applications: [TrustedApplication]
     /// The name prompts show for the item (`SecAccessCreate`'s descriptor); empty: the item's label.
     package var descriptor: String
+    /// For an item whose access control is `.biometryCurrentSet`: the digest of the fingerprints
+    /// enrolled when it was added (Apple's biometry domain state). The item opens by biometry only
+    /// while the enrolled set is the same. Kept in the item's sealed metadata; never sent to clients.
+    package var biometrySet: Data?
 
-    package init(anyApplication: Bool = false, applications: [TrustedApplication] = [], descriptor: String = "") {
+    package init(anyApplication: Bool = false, applications: [TrustedApplication] = [], descriptor: String = "", biometrySet: Data? = nil) {
         self.anyApplication = anyApplication
         self.applications = applications
         self.descriptor = descriptor
+        self.biometrySet = biometrySet
     }
 
     /// Trusts the application that adds the item, and no other.

@@ -50,7 +50,9 @@ extension KeychainDatabase.Session {
         var attributes = item.attributes.merging(changes.attributes) { _, new in new }
         let secret = changes.secret ?? item.secret
         try Self.checkSizes(attributes, secret: secret)
-        let access = try changes.access.map { (access) throws(StoreError) in try ApplicationIdentityReader.resolve(access) }
+        var access = try changes.access.map { (access) throws(StoreError) in try ApplicationIdentityReader.resolve(access) }
+        // The enrolled-biometry digest is the item's, not the caller's to give or drop.
+        if access != nil { access?.biometrySet = item.access?.biometrySet }
         // A new access object alone is not a change of the item (macOS keeps its date).
         let accessOnly = changes.attributes.isEmpty && changes.secret == nil && changes.accessControlFlags == nil
         if accessOnly, access != nil {

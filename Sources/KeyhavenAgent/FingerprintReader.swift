@@ -1,0 +1,98 @@
+import Crypto
+import FoundationEssentials
+import KeychainModel
+import KeyhavenDBus
+
+/// Biometry through fprintd (`net.reactivated.Fprint` on the system bus, its documented
+/// interface): the default reader's enrolled fingers, and one verification (claim, verify any
+/// enrolled finger, release). Each call connects anew, so a reader or an fprintd that comes or
+/// goes is followed.
+package struct FingerprintReader: Sendable {
+    static let service = "net.reactivated.Fprint"
+    static let deviceInterface = "net.reactivated.Fprint.Device"
+
+    package enum Outcome: Sendable, Equatable {
+        case match
+        case noMatch
+        /// No fprintd, no reader, no finger enrolled, or the reader failed: why.
+        case unavailable(String)
+    }
+
+    /// The system bus's address (`DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket).
+    let address: @Sendable () -> String
+    /// How long a verification waits for the user's finger.
+    let timeoutSeconds: Int
+
+    package init(address: @escaping @Sendable () -> String = { BusConnection.systemBusAddress }, timeoutSeconds: Int = 30) {
+        self.address = address
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    /// A digest of the enrolled set (the reader's object and its enrolled fingers, sorted): what a
+    /// `.biometryCurrentSet` item keeps, as Apple's keeps the biometry domain state. Nil when no
+    /// reader answers or nothing is enrolled.
+    package func enrolledSet() -> Data? {
+        guard let bus = try? BusConnection(address: address()), let device = try? defaultDevice(bus),
+              let reply = try? bus.call(Self.service, device, Self.deviceInterface, "ListEnrolledFingers", [.string("")]),
+              case .array(_, let values)? = reply.first else { return nil }
+        let fingers = values.compactMap(\.stringValue).sorted()
+        guard !fingers.isEmpty else { return nil }
+        return Data(SHA256.hash(data: Array(([device] + fingers).joined(separator: "\n").utf8)))
+    }
+
+    /// Asks the user for a finger: claims the default reader, verifies against any enrolled
+    /// finger, and releases it.
+    package func verify() -> Outcome {
+        let bus: BusConnection
+        let device: String
+        do throws(StoreError) {
+            bus = try BusConnection(address: address())
+        } catch {
+            return .unavailable("no system bus (\(error.message))")
+        }
+        do throws(BusError) {
+            device = try defaultDevice(bus)
+            _ = try bus.call(Self.service, device, Self.deviceInterface, "Claim", [.string("")])
+        } catch {
+            return .unavailable("no fingerprint reader (\(error.message))")
+        }
+        defer { _ = try? bus.call(Self.service, device, Self.deviceInterface, "Release") }
+        var started = false
+        var waited = 0
+        while waited < timeoutSeconds {
+            let arguments: [BusValue]?
+            do throws(BusError) {
+                arguments = try bus.awaitSignal(device, Self.deviceInterface, "VerifyStatus", seconds: timeoutSeconds - waited) { () throws(BusError) in
+                    if !started { _ = try bus.call(Self.service, device, Self.deviceInterface, "VerifyStart", [.string("any")]) }
+                }
+            } catch {
+                return .unavailable("the reader cannot verify (\(error.message))")
+            }
+            started = true
+            guard let arguments, let result = arguments.first?.stringValue else { break }
+            let done = arguments.count > 1 ? arguments[1].boolValue ?? true : true
+            switch result {
+            case "verify-match":
+                _ = try? bus.call(Self.service, device, Self.deviceInterface, "VerifyStop")
+                return .match
+            case "verify-no-match":
+                _ = try? bus.call(Self.service, device, Self.deviceInterface, "VerifyStop")
+                return .noMatch
+            case "verify-disconnected", "verify-unknown-error":
+                return .unavailable("the reader failed (\(result))")
+            default:
+                // A retry (a swipe too short, a finger not centred): the reader goes on unless done.
+                if done { _ = try? bus.call(Self.service, device, Self.deviceInterface, "VerifyStop"); return .noMatch }
+                waited += 1
+            }
+        }
+        _ = try? bus.call(Self.service, device, Self.deviceInterface, "VerifyStop")
+        return .unavailable("no finger was given within \(timeoutSeconds) s")
+    }
+
+    private func defaultDevice(_ bus: BusConnection) throws(BusError) -> String {
+        let reply = try bus.call(Self.service, "/net/reactivated/Fprint/Manager", "net.reactivated.Fprint.Manager", "GetDefaultDevice")
+        guard let path = reply.first?.stringValue else { throw .failed("fprintd named no reader") }
+        return path
+    }
+}
