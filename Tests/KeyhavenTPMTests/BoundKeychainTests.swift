@@ -8,7 +8,7 @@ import Testing
 /// locks out.
 @Suite(.freshKeychain(), .serialized)
 struct BoundKeychainTests {
-    @Test("A bound keychain opens with its password on its TPM; a copy of the home under a second TPM does not, with the right password; the first TPM opens the copy")
+    @Test("A bound keychain opens with its password on its TPM; a copy of the home under a second TPM does not, with the right password, and its backup does; the first TPM opens the copy")
     func copyOpensOnlyOnItsTPM() throws {
         let first = try TestTPM()
         defer { first.remove() }
@@ -25,6 +25,9 @@ struct BoundKeychainTests {
         #expect(wrong.status == 51 && wrong.error.contains("the TPM counted it"), "\(wrong.status) \(wrong.error)")
         #expect(try runner.run("unlock-keychain", "-p", "right horse", "work").status == 0)
         #expect(try runner.run("find-generic-password", "-s", "svc", "-w", "work").output == "bound secret\n")
+        // A backup is not bound: its password alone opens it anywhere.
+        let backup = TestHome.current!.path + "/work-backup.keychain-db"
+        #expect(try runner.run("backup-keychain", "work", backup).status == 0)
         runner.finish()
 
         // The whole home, device key and all, under another TPM.
@@ -39,6 +42,9 @@ struct BoundKeychainTests {
         let elsewhere = try thief.run("unlock-keychain", "-p", "right horse", "work")
         #expect(elsewhere.status == 93 && elsewhere.error.contains("bound to another TPM"), "\(elsewhere.status) \(elsewhere.error)")
         #expect(try thief.run("find-generic-password", "-s", "svc", "-w", "work").output.isEmpty)
+        #expect(try thief.run("unlock-keychain", "-p", "right horse", "work-backup").status == 0)
+        #expect(try thief.run("find-generic-password", "-s", "svc", "-w", "work-backup").output == "bound secret\n")
+        #expect(!(try thief.run("show-keychain-info", "work-backup").output.contains(" tpm")))
         thief.finish()
 
         var owner = try CommandRunner()
