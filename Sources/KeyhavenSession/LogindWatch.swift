@@ -40,7 +40,9 @@ package final class LogindWatch: Sendable {
 
     private func run() {
         var saidUnavailable = false
-        while true {
+        // Not `while true`: Swift 6.3's loop-invariant code motion never ends on this loop without
+        // an exit, and a release build hangs. The thread is never cancelled.
+        while !Thread.current.isCancelled {
             do throws(StoreError) {
                 let connection = try BusConnection(address: address)
                 try subscribe(connection)
