@@ -72,12 +72,15 @@ static inline TPMT_SYM_DEF kh_tpm_session_cipher(void) {
     return cipher;
 }
 
-// An ECDSA scheme with the given hash for TPM2_Sign, and the null ticket an unrestricted key signs with.
-static inline TPMT_SIG_SCHEME kh_tpm_ecdsa_scheme(TPMI_ALG_HASH hash) {
+// SHA-256, the hash of every session and signature scheme here.
+static inline TPMI_ALG_HASH kh_tpm_sha256(void) { return TPM2_ALG_SHA256; }
+
+// ECDSA with SHA-256 for TPM2_Sign, and the null ticket an unrestricted key signs with.
+static inline TPMT_SIG_SCHEME kh_tpm_ecdsa_sha256_scheme(void) {
     TPMT_SIG_SCHEME scheme;
     memset(&scheme, 0, sizeof scheme);
     scheme.scheme = TPM2_ALG_ECDSA;
-    scheme.details.ecdsa.hashAlg = hash;
+    scheme.details.ecdsa.hashAlg = TPM2_ALG_SHA256;
     return scheme;
 }
 static inline TPMT_TK_HASHCHECK kh_tpm_null_ticket(void) {

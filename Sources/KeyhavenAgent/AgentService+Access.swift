@@ -121,14 +121,14 @@ extension AgentService {
         // what biometry alone meets is done, the rest needs the password too.
         var needPassword: [(keychain: any KeychainBackend, item: StoredItem)] = []
         for pair in absent {
-            switch presence.requirement(pair.item) {
+            let requirement = presence.requirement(pair.item)
+            switch requirement {
             case .none: continue
             case .unavailable:
                 throw StoreError(.authFailed, "the item's access control asks for a paired device, and none is paired with this machine")
             case .password:
                 needPassword.append(pair)
             case .biometry(let currentSet), .biometryOrPassword(let currentSet), .biometryAndPassword(let currentSet):
-                let requirement = presence.requirement(pair.item)
                 let met = try checkBiometry(pair.item, currentSet: currentSet, caller: caller,
                                             orPassword: requirement == .biometryOrPassword(currentSet: currentSet))
                 if met { presence.record(client: client, identity: identity, keychain: pair.keychain.path) }
@@ -147,7 +147,7 @@ extension AgentService {
     /// A new `.biometryCurrentSet` item keeps the digest of the fingerprints enrolled now; with
     /// none enrolled it could never open by biometry, and is refused (errSecAuthFailed).
     func captureBiometrySet(_ item: inout NewItem, _ context: RequestContext) throws(StoreError) {
-        guard context.client != nil, let flags = item.accessControlFlags, flags & (1 << 3) != 0 else { return }
+        guard context.client != nil, presence.requirement(flags: item.accessControlFlags).asksForCurrentSet else { return }
         guard let enrolled = fingerprints.enrolledSet() else {
             throw StoreError(.authFailed, "the item's access control is .biometryCurrentSet, and no fingerprint is enrolled on this machine")
         }

@@ -12,7 +12,7 @@ extension AgentService {
     func createEnclaveKey() throws(StoreError) -> EnclaveKeyData {
         do throws(TPMError) {
             let (blob, publicKey) = try tpm.use { (connection) throws(TPMError) in try connection.createP256Key() }
-            return EnclaveKeyData(publicKey: Data(publicKey), tpmPublic: blob.publicArea, tpmPrivate: blob.privateArea)
+            return EnclaveKeyData(publicKey: Data(publicKey), object: blob)
         } catch {
             if error.code == .unreachable {
                 throw StoreError(.unimplemented, "this machine has no Secure Enclave: \(error.message)")
@@ -23,14 +23,11 @@ extension AgentService {
 
     /// `request` with the Secure Enclave key `key`.
     func performEnclave(_ request: KeyOperationRequest, key: EnclaveKeyData) throws(StoreError) -> Data {
-        let blob = TPMObjectBlob(publicArea: key.tpmPublic, privateArea: key.tpmPrivate)
-        guard let publicKey = try? AsymmetricKey(externalRepresentation: Array(key.publicKey), keyType: 73, isPrivate: false),
-              publicKey.kind == .ec(.p256) else {
-            throw StoreError(.decode, "the Secure Enclave key's public key is damaged")
-        }
+        let blob = key.object
+        let publicKey = try key.publicP256Key()
         let tpm = self.tpm
         // The TPM's own failure, kept to be answered as itself rather than as a key error.
-        nonisolated(unsafe) var failure: TPMError?
+        var failure: TPMError?
         func inTPM<T: Sendable>(_ body: (TPMConnection) throws(TPMError) -> T) throws(KeyError) -> T {
             do throws(TPMError) { return try tpm.use(body) } catch {
                 failure = error
@@ -39,10 +36,7 @@ extension AgentService {
         }
         let key = HeldElsewhereKey(
             publicKey: publicKey,
-            sign: { (digest) throws(KeyError) in
-                let (r, s) = try inTPM { (connection) throws(TPMError) in try connection.sign(digest, hash: .sha256, with: blob) }
-                return Self.padded(r) + Self.padded(s)
-            },
+            sign: { (digest) throws(KeyError) in try inTPM { (connection) throws(TPMError) in try connection.sign(digest, with: blob) } },
             agree: { (peer) throws(KeyError) in try inTPM { (connection) throws(TPMError) in try connection.sharedSecret(with: blob, peer: peer) } })
         do throws(KeyError) {
             return try key.perform(request)
@@ -57,10 +51,5 @@ extension AgentService {
         guard item.itemClass == .key, item.attributes["tkid"] == .string(EnclaveKeyData.tokenID) else { return nil }
         guard let secret = item.secret else { throw StoreError(.internalError, "the Secure Enclave key's data was not read") }
         return try EnclaveKeyData(storedBytes: Array(secret))
-    }
-
-    /// A signature half as 32 bytes (the TPM may give fewer when it begins with zeros).
-    private static func padded(_ half: [UInt8]) -> [UInt8] {
-        half.count >= 32 ? Array(half.suffix(32)) : [UInt8](repeating: 0, count: 32 - half.count) + half
     }
 }

@@ -58,36 +58,34 @@ package struct FingerprintReader: Sendable {
         }
         defer { _ = try? bus.call(Self.service, device, Self.deviceInterface, "Release") }
         var started = false
-        var waited = 0
-        while waited < timeoutSeconds {
+        defer { if started { _ = try? bus.call(Self.service, device, Self.deviceInterface, "VerifyStop") } }
+        let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
+        while true {
+            let left = Int((deadline - ContinuousClock.now).components.seconds)
+            guard left > 0 else { return .unavailable("no finger was given within \(timeoutSeconds) s") }
             let arguments: [BusValue]?
             do throws(BusError) {
-                arguments = try bus.awaitSignal(device, Self.deviceInterface, "VerifyStatus", seconds: timeoutSeconds - waited) { () throws(BusError) in
-                    if !started { _ = try bus.call(Self.service, device, Self.deviceInterface, "VerifyStart", [.string("any")]) }
+                arguments = try bus.awaitSignal(device, Self.deviceInterface, "VerifyStatus", seconds: left) { () throws(BusError) in
+                    guard !started else { return }
+                    _ = try bus.call(Self.service, device, Self.deviceInterface, "VerifyStart", [.string("any")])
+                    started = true
                 }
             } catch {
                 return .unavailable("the reader cannot verify (\(error.message))")
             }
-            started = true
-            guard let arguments, let result = arguments.first?.stringValue else { break }
+            guard let arguments, let result = arguments.first?.stringValue else {
+                return .unavailable("no finger was given within \(timeoutSeconds) s")
+            }
             let done = arguments.count > 1 ? arguments[1].boolValue ?? true : true
             switch result {
-            case "verify-match":
-                _ = try? bus.call(Self.service, device, Self.deviceInterface, "VerifyStop")
-                return .match
-            case "verify-no-match":
-                _ = try? bus.call(Self.service, device, Self.deviceInterface, "VerifyStop")
-                return .noMatch
-            case "verify-disconnected", "verify-unknown-error":
-                return .unavailable("the reader failed (\(result))")
+            case "verify-match": return .match
+            case "verify-no-match": return .noMatch
+            case "verify-disconnected", "verify-unknown-error": return .unavailable("the reader failed (\(result))")
             default:
                 // A retry (a swipe too short, a finger not centred): the reader goes on unless done.
-                if done { _ = try? bus.call(Self.service, device, Self.deviceInterface, "VerifyStop"); return .noMatch }
-                waited += 1
+                if done { return .noMatch }
             }
         }
-        _ = try? bus.call(Self.service, device, Self.deviceInterface, "VerifyStop")
-        return .unavailable("no finger was given within \(timeoutSeconds) s")
     }
 
     private func defaultDevice(_ bus: BusConnection) throws(BusError) -> String {

@@ -27,6 +27,14 @@ package final class PresenceLog: Sendable {
         case biometryAndPassword(currentSet: Bool)
         /// What no one can give here (a paired watch alone).
         case unavailable
+
+        /// Whether biometry counts only with the fingers enrolled when the item was added.
+        package var asksForCurrentSet: Bool {
+            switch self {
+            case .biometry(let currentSet), .biometryOrPassword(let currentSet), .biometryAndPassword(let currentSet): return currentSet
+            default: return false
+            }
+        }
     }
 
     private struct Key: Hashable { let pid: Int32, digest: Data, keychain: String }
@@ -34,8 +42,11 @@ package final class PresenceLog: Sendable {
 
     package init() {}
 
-    package func requirement(_ item: StoredItem) -> Requirement {
-        guard let flags = item.accessControlFlags else { return .none }
+    package func requirement(_ item: StoredItem) -> Requirement { requirement(flags: item.accessControlFlags) }
+
+    /// What access-control flags (`SecAccessControlCreateFlags`) ask for.
+    package func requirement(flags: UInt64?) -> Requirement {
+        guard let flags else { return .none }
         let userPresence: UInt64 = 1 << 0, passcode: UInt64 = 1 << 4 | 1 << 31   // devicePasscode, applicationPassword
         let biometryAny: UInt64 = 1 << 1, currentSetFlag: UInt64 = 1 << 3, companion: UInt64 = 1 << 5, or: UInt64 = 1 << 14
         let currentSet = flags & currentSetFlag != 0

@@ -1,20 +1,6 @@
 import CTSS2
 import KeychainModel
 
-/// The hash of a TPM signature scheme (TPM 2.0 Part 2's algorithm identifiers).
-package enum TPMHash: UInt16, Sendable, CaseIterable {
-    case sha1 = 0x0004, sha256 = 0x000B, sha384 = 0x000C, sha512 = 0x000D
-
-    package var digestByteCount: Int {
-        switch self {
-        case .sha1: return 20
-        case .sha256: return 32
-        case .sha384: return 48
-        case .sha512: return 64
-        }
-    }
-}
-
 /// Keys and sealed secrets in the TPM: made under the storage parent, loaded for one command,
 /// and flushed after it (a TPM has a few slots for loaded objects). Commands whose parameters
 /// carry a secret run in a salted HMAC session that encrypts them (parameter encryption), so the
@@ -31,15 +17,16 @@ extension TPMConnection {
         return (blob, [0x04] + Self.bytes(point.x) + Self.bytes(point.y))
     }
 
-    /// An ECDSA signature (`r`, `s`) over `digest` with the key `blob`, under the scheme of `hash`.
-    package func sign(_ digest: [UInt8], hash: TPMHash, with blob: TPMObjectBlob) throws(TPMError) -> (r: [UInt8], s: [UInt8]) {
-        guard digest.count == hash.digestByteCount else { throw TPMError(.failed, "the digest is not a \(hash) digest") }
+    /// An ECDSA signature of a 32-byte `digest` (the SHA-256 scheme) with the P-256 key `blob`:
+    /// `r || s`, 32 bytes each.
+    package func sign(_ digest: [UInt8], with blob: TPMObjectBlob) throws(TPMError) -> [UInt8] {
+        guard digest.count == 32 else { throw TPMError(.failed, "the digest is not 32 bytes") }
         let key = try load(blob)
         defer { flush(key) }
         var input = TPM2B_DIGEST()
         input.size = UInt16(digest.count)
         Self.fill(&input.buffer, with: digest)
-        var scheme = kh_tpm_ecdsa_scheme(hash.rawValue)
+        var scheme = kh_tpm_ecdsa_sha256_scheme()
         var ticket = kh_tpm_null_ticket()
         var signature: UnsafeMutablePointer<TPMT_SIGNATURE>?
         let rc = Esys_Sign(context, key, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &input, &scheme, &ticket,
@@ -47,7 +34,9 @@ extension TPMConnection {
         guard rc == TSS2_RC_SUCCESS, let signature else { throw TPMError("signing with the TPM key", rc: rc) }
         defer { Esys_Free(signature) }
         let ecdsa = signature.pointee.signature.ecdsa
-        return (Self.bytes(ecdsa.signatureR), Self.bytes(ecdsa.signatureS))
+        // A half that begins with zeros may come shorter.
+        func fixed(_ half: [UInt8]) -> [UInt8] { [UInt8](repeating: 0, count: max(0, 32 - half.count)) + half.suffix(32) }
+        return fixed(Self.bytes(ecdsa.signatureR)) + fixed(Self.bytes(ecdsa.signatureS))
     }
 
     /// The ECDH shared secret (the x-coordinate of the product) of the key `blob` and the peer's
@@ -180,7 +169,7 @@ extension TPMConnection {
         var cipher = kh_tpm_session_cipher()
         var session = ESYS_TR(ESYS_TR_NONE)
         var rc = Esys_StartAuthSession(context, parent, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
-                                       nil, TPM2_SE(TPM2_SE_HMAC), &cipher, TPMI_ALG_HASH(TPMHash.sha256.rawValue), &session)
+                                       nil, TPM2_SE(TPM2_SE_HMAC), &cipher, kh_tpm_sha256(), &session)
         guard rc == TSS2_RC_SUCCESS else { throw TPMError("starting an encrypted session with the TPM", rc: rc) }
         rc = Esys_TRSess_SetAttributes(context, session, kh_tpm_session_attributes(decrypt ? 1 : 0, encrypt ? 1 : 0), 0xff)
         guard rc == TSS2_RC_SUCCESS else {

@@ -42,8 +42,8 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A Secure Enclave key that is in no keychain (`kSecAttrIsPermanent` false).
-    init(enclaveKey publicKey: AsymmetricKey, key: EnclaveKeyData, agent: AgentKeychain) {
-        self.backing = .enclave(publicKey: publicKey, key: key, agent: agent)
+    init(enclaveKey key: EnclaveKeyData, agent: AgentKeychain) throws(StoreError) {
+        self.backing = .enclave(publicKey: try key.publicP256Key(), key: key, agent: agent)
         self.isExtractable = false
         self.storedAttributes = ["tkid": .string(EnclaveKeyData.tokenID)]
     }

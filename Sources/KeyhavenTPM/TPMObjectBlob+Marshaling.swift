@@ -2,21 +2,11 @@ import CTSS2
 import FoundationEssentials
 import KeychainModel
 
-/// An object made under the storage parent, as the TPM gives it out: its public area and its
-/// private area, both in the TPM's own marshaling. The private area is wrapped by the storage
-/// parent, which derives from this TPM's owner seed: only this TPM, until it is cleared, loads it.
-package struct TPMObjectBlob: Sendable, Hashable {
-    package var publicArea: Data
-    package var privateArea: Data
-
-    package init(publicArea: Data, privateArea: Data) {
-        self.publicArea = publicArea
-        self.privateArea = privateArea
-    }
-
+/// A ``TPMObjectBlob`` to and from the structures tpm2-tss's ESAPI takes.
+extension TPMObjectBlob {
     init(_ publicPart: UnsafePointer<TPM2B_PUBLIC>, _ privatePart: UnsafePointer<TPM2B_PRIVATE>) throws(TPMError) {
-        publicArea = try Self.marshal { buffer, size, offset in Tss2_MU_TPM2B_PUBLIC_Marshal(publicPart, buffer, size, offset) }
-        privateArea = try Self.marshal { buffer, size, offset in Tss2_MU_TPM2B_PRIVATE_Marshal(privatePart, buffer, size, offset) }
+        self.init(publicArea: try Self.marshal { buffer, size, offset in Tss2_MU_TPM2B_PUBLIC_Marshal(publicPart, buffer, size, offset) },
+                  privateArea: try Self.marshal { buffer, size, offset in Tss2_MU_TPM2B_PRIVATE_Marshal(privatePart, buffer, size, offset) })
     }
 
     /// The public and private areas as the TPM takes them (``TPMError/Code-swift.struct/foreignObject``
@@ -39,16 +29,5 @@ package struct TPMObjectBlob: Sendable, Hashable {
         let rc = buffer.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count, &offset) }
         guard rc == TSS2_RC_SUCCESS else { throw TPMError("marshaling a TPM object", rc: rc) }
         return Data(buffer.prefix(offset))
-    }
-}
-
-extension TPMObjectBlob: WireCodable {
-    package func write(to writer: inout ByteWriter) {
-        publicArea.write(to: &writer)
-        privateArea.write(to: &writer)
-    }
-
-    package init(from reader: inout ByteReader) throws(CodecError) {
-        self.init(publicArea: try Data(from: &reader), privateArea: try Data(from: &reader))
     }
 }
