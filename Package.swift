@@ -148,7 +148,8 @@ let linuxTargets: [Target] = [
         swiftSettings: strictSwift
     ),
     // The sync server's store and service: the log on PostgreSQL (postgres-nio), served over
-    // HTTP by Hummingbird.
+    // HTTP by Hummingbird, its services run and stopped by swift-service-lifecycle, measured
+    // through swift-metrics for Prometheus (swift-prometheus).
     .target(
         name: "KeyhavenSyncServer",
         dependencies: [
@@ -161,6 +162,9 @@ let linuxTargets: [Target] = [
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ],
         swiftSettings: strictSwift
     ),
@@ -184,7 +188,7 @@ let linuxTargets: [Target] = [
     // Load on a running sync server (scripts/bench-sync.sh; docs/benchmarks.md). Not a product.
     .executableTarget(
         name: "keyhaven-sync-bench",
-        dependencies: ["KeyhavenSyncDevice", "KeyhavenSyncCore"],
+        dependencies: ["KeyhavenSyncDevice", "KeyhavenSyncCore", .product(name: "AsyncHTTPClient", package: "async-http-client")],
         path: "Tools/keyhaven-sync-bench",
         swiftSettings: strictSwift
     ),
@@ -535,6 +539,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swiftcsv/SwiftCSV.git", from: "0.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ] : [],
     targets: buildsEngine ? linuxTargets : appleTargets
 )

@@ -11,8 +11,14 @@ import PostgresNIO
 ///   pairing code (the server never sees the code), deleted when they expire.
 /// - `entries`: the signed entries, by account and sequence; a device's counter is unique per
 ///   account, so a retried push cannot add an entry twice.
+/// - `device_accounts`: the accounts each device was added to, by device: how a recovery key,
+///   which knows its device and not its account, finds the account without a query over all of
+///   `devices` (version 2).
+///
+/// Every table but `pairing` (by slot) and `device_accounts` (by device) is keyed by its account
+/// first, so the schema can be distributed by account (docs/sync.md, "Beyond one PostgreSQL").
 enum SyncSchema {
-    static let version = 1
+    static let version = 2
 
     static let statements: [PostgresQuery] = [
         """
@@ -57,6 +63,13 @@ enum SyncSchema {
             PRIMARY KEY (slot, role, seq)
         )
         """,
+        """
+        CREATE TABLE IF NOT EXISTS keyhaven_device_accounts (
+            device_id BYTEA NOT NULL,
+            account_id BYTEA NOT NULL,
+            PRIMARY KEY (device_id, account_id)
+        )
+        """,
         "CREATE TABLE IF NOT EXISTS keyhaven_schema (version INT NOT NULL)",
     ]
 
@@ -69,11 +82,20 @@ enum SyncSchema {
             let rows = try await connection.query("SELECT version FROM keyhaven_schema", logger: logger)
             var versions: [Int] = []
             for try await version in rows.decode(Int.self) { versions.append(version) }
-            if versions.isEmpty {
+            guard let current = versions.max() else {
                 try await connection.query("INSERT INTO keyhaven_schema (version) VALUES (\(version))", logger: logger)
-            } else if let newest = versions.max(), newest > version {
-                throw SyncServerError(.unavailable, "the database's schema (version \(newest)) is newer than this server's (\(version))")
+                return
             }
+            guard current <= version else {
+                throw SyncServerError(.unavailable, "the database's schema (version \(current)) is newer than this server's (\(version))")
+            }
+            if current < 2 {
+                try await connection.query("""
+                    INSERT INTO keyhaven_device_accounts (device_id, account_id) SELECT device_id, account_id FROM keyhaven_devices
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            }
+            if current < version { try await connection.query("UPDATE keyhaven_schema SET version = \(version)", logger: logger) }
         }
     }
 }

@@ -5,16 +5,20 @@ import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import NIOCore
+import Metrics
 import NIOSSL
 import PostgresNIO
+import Prometheus
+import ServiceLifecycle
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `keyhaven-sync-server`: serves sync accounts from a PostgreSQL database. It creates and
-/// migrates its tables itself and keeps nothing else, so two servers on one database serve the
-/// same accounts. Plain HTTP only on a loopback address; anywhere else it needs a certificate.
+/// migrates its tables itself and keeps nothing else, so any number of servers on one database
+/// serve the same accounts; PostgreSQL's notifications wake their long polls. Plain HTTP only on a
+/// loopback address; anywhere else it needs a certificate.
 package struct SyncServerCommand: ParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "keyhaven-sync-server",
@@ -23,7 +27,9 @@ package struct SyncServerCommand: ParsableCommand {
             Devices push and pull their accounts' signed, encrypted logs; the server sees random ids, \
             padded sizes and device public keys, never an item. Plain HTTP is allowed only on a \
             loopback address (127.0.0.1, ::1, localhost); anywhere else give --tls-certificate and \
-            --tls-key. Once listening it prints "keyhaven-sync-server: listening on HOST:PORT".
+            --tls-key. Once listening it prints "keyhaven-sync-server: listening on HOST:PORT". \
+            Any number of servers may share one database. SIGTERM or SIGINT stops it within \
+            \(Self.shutdownBound.components.seconds) seconds: waiting polls are answered, new connections refused.
             """
     )
 
@@ -45,6 +51,21 @@ package struct SyncServerCommand: ParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    @Option(help: "Serve Prometheus metrics (plain HTTP, GET /metrics) on HOST:PORT; counts only, nothing of an account.")
+    var metrics: String?
+
+    @Option(name: .customLong("database-connections"), help: "The most connections to PostgreSQL this server opens (its pool).")
+    var databaseConnections: Int = 20
+
+    @Option(name: .customLong("database-timeout"), help: "Seconds a request waits for PostgreSQL before it is answered 503.")
+    var databaseTimeout: Int = 10
+
+    /// The longest a graceful shutdown takes before what is left is cancelled; then at most
+    /// ``cancellationBound`` more.
+    static let gracefulBound: Duration = .seconds(3)
+    static let cancellationBound: Duration = .seconds(1)
+    static var shutdownBound: Duration { gracefulBound + cancellationBound }
+
     package init() {}
 
     package func validate() throws {
@@ -59,7 +80,10 @@ package struct SyncServerCommand: ParsableCommand {
         guard tlsCertificate != nil || address.isLoopback else {
             throw ValidationError("plain HTTP is allowed only on a loopback address; give --tls-certificate and --tls-key to listen on \(address)")
         }
+        if let metrics, (try? ServerBindAddress(metrics)) == nil { throw ValidationError("--metrics is HOST:PORT (or [IPV6]:PORT)") }
         guard rateLimit > 0 else { throw ValidationError("--rate-limit is a number above 0") }
+        guard (2...1000).contains(databaseConnections) else { throw ValidationError("--database-connections is a number from 2 to 1000") }
+        guard (1...300).contains(databaseTimeout) else { throw ValidationError("--database-timeout is a number of seconds from 1 to 300") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level is trace, debug, info, notice, warning, error or critical") }
     }
 
@@ -82,13 +106,30 @@ package struct SyncServerCommand: ParsableCommand {
     }
 
     /// Serves until SIGTERM or SIGINT (the executable's main parses, then calls this).
+    ///
+    /// The services start together and stop in reverse: the listener first (every waiting poll
+    /// answers at once), then the HTTP servers (no new connection; requests running finish), then
+    /// the database pool. Past ``gracefulBound`` what is left is cancelled: a push cut short is a
+    /// transaction PostgreSQL rolls back, so nothing is half-written.
     package func serve() async throws {
         var logger = Logger(label: "keyhaven-sync-server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let registry = PrometheusCollectorRegistry()
+        if metrics != nil { MetricsSystem.bootstrap(SyncMetrics.prometheus(registry)) }
+        let counters = SyncMetrics()
         let url = try DatabaseURL(databaseURL), address = try ServerBindAddress(bind)
-        let client = PostgresClient(configuration: try url.configuration(), backgroundLogger: logger)
-        let store = SyncStore(client: client, logger: logger)
-        let router = SyncService(store: store).router(limiter: RateLimiter(perSecond: Double(rateLimit), burst: rateLimit * 4))
+        var configuration = try url.configuration()
+        configuration.options.maximumConnections = databaseConnections
+        // Named in pg_stat_activity and in PostgreSQL's log (`%a`), for its administrator.
+        configuration.options.additionalStartupParameters = [("application_name", "keyhaven-sync-server")]
+        counters.databasePoolSize.set(databaseConnections)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        var limits = SyncLimits()
+        limits.databaseWait = .seconds(databaseTimeout)
+        let store = SyncStore(client: client, logger: logger, limits: limits, metrics: counters)
+        let wakeups = Wakeups(metrics: counters)
+        let router = SyncService(store: store, wakeups: wakeups)
+            .router(limiter: RateLimiter(perSecond: Double(rateLimit), burst: rateLimit * 4))
         let server: HTTPServerBuilder
         if let tlsCertificate, let tlsKey {
             let chain = try NIOSSLCertificate.fromPEMFile(tlsCertificate).map { NIOSSLCertificateSource.certificate($0) }
@@ -102,17 +143,45 @@ package struct SyncServerCommand: ParsableCommand {
         var app = Application(
             router: router, server: server,
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
-            services: [client],
             onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? address.port
-                let host = address.host.contains(":") ? "[\(address.host)]" : address.host
-                // Written whole and at once, also to a pipe: scripts and tests wait for this line.
-                let line = "keyhaven-sync-server: listening on \(host):\(port) (\(scheme)), database \(url)\n"
-                _ = line.utf8CString.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count - 1) }
+                Self.announce("listening on \(Self.hostPort(address.host, channel.localAddress?.port ?? address.port)) (\(scheme)), database \(url)")
             },
             logger: logger
         )
         app.beforeServerStarts { try await Self.migrate(store, url: url) }
-        try await app.runService()
+        var services: [any Service] = [client, app]
+        if let metrics {
+            let metricsAddress = try ServerBindAddress(metrics)
+            let metricsRouter = Router()
+            metricsRouter.get("/metrics") { _, _ in
+                Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+            }
+            services.append(Application(
+                router: metricsRouter,
+                configuration: .init(address: .hostname(metricsAddress.host, port: metricsAddress.port), serverName: nil),
+                onServerRunning: { channel in
+                    Self.announce("metrics on \(Self.hostPort(metricsAddress.host, channel.localAddress?.port ?? metricsAddress.port))")
+                },
+                logger: logger
+            ))
+        }
+        services += [PairingSweep(store: store), ChangeListener(client: client, wakeups: wakeups, metrics: counters, logger: logger)]
+        var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
+                                              logger: logger)
+        group.maximumGracefulShutdownDuration = Self.gracefulBound
+        group.maximumCancellationDuration = Self.cancellationBound
+        try await ServiceGroup(configuration: group).run()
+    }
+
+    static func hostPort(_ host: String, _ port: Int) -> String {
+        (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+    }
+
+    /// One line on standard output, written whole and at once, also to a pipe: scripts and tests
+    /// wait for these lines.
+    static func announce(_ text: String) {
+        let line = "keyhaven-sync-server: \(text)\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count - 1) }
     }
 }

@@ -19,17 +19,20 @@ import NIOCore
 /// - `GET /v1/devices/ID/account`: the account a device is on, signed by that device (how a
 ///   recovery key finds its account).
 /// - `POST /v1/pairing/SLOT/SIDE` and `GET /v1/pairing/SLOT/SIDE?after=N&wait=S`: the pairing relay.
+///
+/// A waiting pull or relay read is woken by PostgreSQL's notification of a change (``Wakeups``),
+/// from whichever server took the push; it answers at once when the server stops.
 package struct SyncService: Sendable {
     /// The longest a pull or a relay read waits.
     package static let maximumWait = 30
 
     let store: SyncStore
-    let pollInterval: Duration
+    let wakeups: Wakeups
     /// The request bodies held at once (per address and in all).
     let bodies: BodyBudget
 
-    package init(store: SyncStore, pollInterval: Duration = .milliseconds(200), bodies: BodyBudget = BodyBudget()) {
-        (self.store, self.pollInterval, self.bodies) = (store, pollInterval, bodies)
+    package init(store: SyncStore, wakeups: Wakeups, bodies: BodyBudget = BodyBudget()) {
+        (self.store, self.wakeups, self.bodies) = (store, wakeups, bodies)
     }
 
     /// Each route's largest body, enforced before a byte past it is held: a first entry, a push
@@ -41,6 +44,7 @@ package struct SyncService: Sendable {
     /// The routes, behind the rate limit.
     package func router(limiter: RateLimiter) -> Router<SyncRequestContext> {
         let router = Router(context: SyncRequestContext.self)
+        router.add(middleware: MetricsMiddleware())
         router.add(middleware: RateLimitMiddleware(limiter: limiter))
         router.get("/v1/health") { _, _ in await answer { () throws(SyncServerError) in try await store.ping(); return Self.ok([]) } }
         router.post("/v1/accounts") { request, context in
@@ -64,14 +68,7 @@ package struct SyncService: Sendable {
                 let account = try Self.account(context)
                 let after = try Self.number(request, "after"), wait = try Self.wait(request)
                 try await authenticate(request, account: account, body: [])
-                let deadline = ContinuousClock.now + .seconds(wait)
-                while true {
-                    let (entries, head) = try await store.pull(account, after: UInt64(after))
-                    if !entries.isEmpty || ContinuousClock.now >= deadline {
-                        return Self.ok(LogBatch(head: head, entries: entries).wireBytes)
-                    }
-                    try await pause()
-                }
+                return try await poll(account, after: UInt64(after), until: ContinuousClock.now + .seconds(wait))
             }
         }
         router.get("/v1/devices/:device/account") { request, context in
@@ -97,19 +94,57 @@ package struct SyncService: Sendable {
                 let after = try Self.number(request, "after")
                 let deadline = ContinuousClock.now + .seconds(try Self.wait(request))
                 while true {
+                    let waiter = wakeups.register(.pairing(slot: slot, side: side))
+                    defer { wakeups.unregister(waiter) }
                     let messages = try await store.pairingMessages(slot: slot, role: side, after: after)
-                    if !messages.isEmpty || ContinuousClock.now >= deadline { return Self.ok(RelayMessages(messages).wireBytes) }
-                    try await pause()
+                    if !messages.isEmpty || ContinuousClock.now >= deadline || wakeups.isStopping {
+                        return Self.ok(RelayMessages(messages).wireBytes)
+                    }
+                    await waiter.wait(until: wakeups.nextLook(before: deadline))
                 }
             }
         }
         return router
     }
 
-    /// Checks the request's device signature against the account's devices.
+    /// A pull of `account` after `sequence`, waiting until `deadline` for entries. Each look
+    /// registers first and then asks the database (or what ``Wakeups`` keeps of the head), so a
+    /// change committed after the look wakes it.
+    func poll(_ account: AccountID, after sequence: UInt64, until deadline: ContinuousClock.Instant) async throws(SyncServerError) -> Response {
+        var head: LogHead?
+        while true {
+            let waiter = wakeups.register(.account(account))
+            defer { wakeups.unregister(waiter) }
+            if let known = wakeups.knownHead(of: account), known.sequence == sequence {
+                store.metrics.answeredWithoutQuery.increment()
+                head = known
+            } else if !wakeups.isStopping || head == nil {
+                let (entries, found) = try await store.pull(account, after: sequence)
+                if !entries.isEmpty { return Self.ok(LogBatch(head: found, entries: entries).wireBytes) }
+                wakeups.remember(found, of: account, lookedAfter: waiter)
+                head = found
+            }
+            if let head, ContinuousClock.now >= deadline || wakeups.isStopping {
+                return Self.ok(LogBatch(head: head, entries: []).wireBytes)
+            }
+            await waiter.wait(until: wakeups.nextLook(before: deadline))
+        }
+    }
+
+    /// Checks the request's device signature against the account's devices (their keys as
+    /// ``Wakeups`` keeps them, or from the database).
     func authenticate(_ request: Request, account: AccountID, body: [UInt8]) async throws(SyncServerError) {
         let signature = try Self.signature(request)
-        try Self.checkSignature(request, device: signature.device, keys: try await store.deviceKeys(account, device: signature.device), body: body)
+        let keys: DevicePublicKeys
+        if let known = wakeups.knownKeys(of: signature.device, on: account) {
+            keys = known
+        } else {
+            let waiter = wakeups.register(.account(account))
+            defer { wakeups.unregister(waiter) }
+            keys = try await store.deviceKeys(account, device: signature.device)
+            wakeups.remember(keys, of: signature.device, on: account, lookedAfter: waiter)
+        }
+        try Self.checkSignature(request, device: signature.device, keys: keys, body: body)
     }
 
     static func signature(_ request: Request) throws(SyncServerError) -> RequestSignature {
@@ -127,14 +162,6 @@ package struct SyncService: Sendable {
         guard signature.device == device,
               signature.isValid(method: request.method.rawValue, target: request.head.path ?? "", body: body, keys: keys) else {
             throw SyncServerError(.unauthorized, "the request's signature does not verify, or its date is more than 5 minutes off")
-        }
-    }
-
-    private func pause() async throws(SyncServerError) {
-        do {
-            try await Task.sleep(for: pollInterval)
-        } catch {
-            throw SyncServerError(.unavailable, "the server is stopping")
         }
     }
 

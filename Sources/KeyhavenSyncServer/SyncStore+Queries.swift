@@ -5,13 +5,37 @@ import PostgresNIO
 
 extension SyncStore {
     /// Runs `body`, turning database failures into the server's errors (a unique violation is a
-    /// conflict: the account or the entry is there already).
-    func database<R>(_ body: () async throws -> R) async throws(SyncServerError) -> R {
+    /// conflict: the account or the entry is there already), and counting them. A body still
+    /// running after ``SyncLimits/databaseWait`` is cancelled and the request answered 503 at once:
+    /// while PostgreSQL is down the pool waits for it without end, and a client must hear so. (A
+    /// push cancelled in its transaction is rolled back; one that commits all the same was not
+    /// acknowledged, and the device's next pull finds it.)
+    func database<R: Sendable>(_ body: @escaping @Sendable () async throws -> R) async throws(SyncServerError) -> R {
+        metrics.databaseInUse.increment()
+        defer { metrics.databaseInUse.decrement() }
+        let wait = limits.databaseWait
         do {
-            return try await body()
+            let late = SyncServerError(.unavailable, "the database did not answer within \(wait.components.seconds) seconds")
+            return try await withDeadline(wait, expired: late, body)
         } catch {
-            throw Self.serverError(error)
+            let refusal = Self.serverError(error)
+            if refusal.code == .unavailable { metrics.databaseErrors.increment() }
+            if refusal.code == .conflict { metrics.conflicts.increment() }
+            throw refusal
         }
+    }
+
+    /// Wakes the polls on `topic` in every server, once the transaction of `connection` commits.
+    static func notify(_ topic: Wakeups.Topic, in connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_notify(\(ChangeListener.channel), \(topic.payload))", logger: logger)
+    }
+
+    /// Notes in the device index that `device` is on `account` (how a recovery finds the account).
+    static func index(_ device: DeviceID, account: Data, in connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("""
+            INSERT INTO keyhaven_device_accounts (device_id, account_id) VALUES (\(Data(device.bytes)), \(account))
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
     }
 
     static func serverError(_ error: any Error) -> SyncServerError {
@@ -86,6 +110,7 @@ extension SyncStore {
                 INSERT INTO keyhaven_devices (account_id, device_id, signing_key, agreement_key)
                 VALUES (\(account), \(Data(addition.device.bytes)), \(Data(addition.keys.signing)), \(Data(addition.keys.agreement)))
                 """, logger: logger)
+            try await index(addition.device, account: account, in: connection, logger: logger)
         case .removeDevice(let device):
             try await connection.query("""
                 UPDATE keyhaven_devices SET removed_at = \(Int64(clamping: entry.sequence))

@@ -11,6 +11,9 @@ package struct SyncLimits: Sendable {
     package var bytesPerAccount = 1 << 30
     /// The largest push body: the server reads no more of one (an entry may be 17 MiB).
     package var bytesPerPush = 64 << 20
+    /// The longest a request waits for the database (a connection and its statements) before it
+    /// is answered 503.
+    package var databaseWait: Duration = .seconds(10)
 
     package init() {}
 }
@@ -24,9 +27,10 @@ package struct SyncStore: Sendable {
     let client: PostgresClient
     let logger: Logger
     let limits: SyncLimits
+    let metrics: SyncMetrics
 
-    package init(client: PostgresClient, logger: Logger, limits: SyncLimits = SyncLimits()) {
-        (self.client, self.logger, self.limits) = (client, logger, limits)
+    package init(client: PostgresClient, logger: Logger, limits: SyncLimits = SyncLimits(), metrics: SyncMetrics = SyncMetrics()) {
+        (self.client, self.logger, self.limits, self.metrics) = (client, logger, limits, metrics)
     }
 
     /// Whether the database answers.
@@ -58,6 +62,7 @@ package struct SyncStore: Sendable {
                     INSERT INTO keyhaven_devices (account_id, device_id, signing_key, agreement_key)
                     VALUES (\(account), \(Data(addition.device.bytes)), \(Data(addition.keys.signing)), \(Data(addition.keys.agreement)))
                     """, logger: logger)
+                try await Self.index(addition.device, account: account, in: connection, logger: logger)
                 try await Self.insert(genesis, bytes: bytes, into: connection, logger: logger)
             }
         }
@@ -77,7 +82,7 @@ package struct SyncStore: Sendable {
         let account = Data(first.account.bytes)
         let encoded = entries.map { Data($0.wireBytes) }
         let byteCount = encoded.reduce(0) { $0 + $1.count }
-        return try await database { () throws -> LogHead in
+        let head = try await database { () throws -> LogHead in
             try await client.withTransaction(logger: logger) { connection in
                 if try await Self.alreadyStored(entries, encoded: encoded, in: connection, logger: logger) {
                     return try await Self.head(of: account, in: connection, logger: logger)
@@ -100,9 +105,15 @@ package struct SyncStore: Sendable {
                     try await Self.insert(entry, bytes: bytes, into: connection, logger: logger)
                     try await Self.applyRoster(entry, account: account, in: connection, logger: logger)
                 }
+                // Delivered when this transaction commits, to every server listening.
+                try await Self.notify(.account(first.account), in: connection, logger: logger)
                 return last.head
             }
         }
+        metrics.pushes.increment()
+        metrics.pushedEntries.increment(by: entries.count)
+        metrics.notificationsSent.increment()
+        return head
     }
 
     /// The public keys of `device` while it is on the account: forbidden when it is not or was
@@ -117,18 +128,22 @@ package struct SyncStore: Sendable {
     }
 
     /// The account `device` is on (not removed) and its public keys: how a recovery key, which
-    /// holds no account id, finds its account. Not found when there is none.
+    /// holds no account id, finds its account. Not found when there is none. The device index
+    /// gives the accounts the device was ever added to; each is then asked by its account id.
     package func account(of device: DeviceID) async throws(SyncServerError) -> (AccountID, DevicePublicKeys) {
         try await database { () throws -> (AccountID, DevicePublicKeys) in
-            let rows = try await client.query("""
-                SELECT account_id, signing_key, agreement_key FROM keyhaven_devices
-                WHERE device_id = \(Data(device.bytes)) AND removed_at IS NULL LIMIT 1
-                """, logger: logger)
-            for try await (account, signing, agreement) in rows.decode((Data, Data, Data).self) {
-                guard let id = AccountID(bytes: Array(account)) else { break }
-                return (id, try DevicePublicKeys(signing: Array(signing), agreement: Array(agreement)))
+            try await client.withConnection { connection in
+                let rows = try await connection.query(
+                    "SELECT account_id FROM keyhaven_device_accounts WHERE device_id = \(Data(device.bytes))", logger: logger)
+                var accounts: [Data] = []
+                for try await account in rows.decode(Data.self) { accounts.append(account) }
+                for account in accounts {
+                    guard let id = AccountID(bytes: Array(account)),
+                          let keys = try? await Self.activeKeys(of: account, device: device, in: connection, logger: logger) else { continue }
+                    return (id, keys)
+                }
+                throw SyncServerError(.notFound, "no account has that device")
             }
-            throw SyncServerError(.notFound, "no account has that device")
         }
     }
 

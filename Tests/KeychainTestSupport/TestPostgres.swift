@@ -24,18 +24,39 @@ public final class TestPostgres: @unchecked Sendable {
     /// `postgres://kc@127.0.0.1:PORT/keyhaven`, trust authentication.
     public var url: String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
 
-    public init() throws {
+    /// The server's settings beyond the defaults (`-c NAME=VALUE` each), kept across restarts.
+    private let settings: [String]
+
+    /// A new cluster; `settings` are more `NAME=VALUE` server settings (`log_statement=all`).
+    public init(settings: [String] = []) throws {
         guard let binaries = Self.binaries else { throw TestPostgresError("PostgreSQL's binaries are not installed (scripts/bootstrap)") }
         folder = try TemporaryFolder.make(prefix: "keyhaven-postgres")
         port = try Self.freePort()
+        self.settings = settings
         let asRoot = getuid() == 0
         if asRoot { try run("/bin/chown", ["-R", "postgres:postgres", folder]) }
-        let data = folder + "/data"
-        try run(binaries + "/initdb", ["-D", data, "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"], asPostgres: asRoot)
-        try run(binaries + "/pg_ctl", ["-D", data, "-l", folder + "/server.log", "-w", "-t", "60", "-o",
-                                       "-c listen_addresses=127.0.0.1 -p \(port) -k \(folder) -c fsync=off -c max_connections=200", "start"],
-                asPostgres: asRoot, leavesDaemon: true)
+        try run(binaries + "/initdb", ["-D", folder + "/data", "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"], asPostgres: asRoot)
+        try startServer()
         try run(binaries + "/createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", user, database], asPostgres: asRoot)
+    }
+
+    /// PostgreSQL's own log: what it did and, with `log_statement=all`, every statement it ran.
+    public var serverLog: String { (try? String(contentsOfFile: folder + "/server.log", encoding: .utf8)) ?? "" }
+
+    /// Starts the server on the cluster (again, after ``stopServer(mode:)``), on the same port.
+    public func startServer() throws {
+        guard let binaries = Self.binaries else { throw TestPostgresError("PostgreSQL's binaries are not installed") }
+        let options = (["listen_addresses=127.0.0.1", "fsync=off", "max_connections=200"] + settings).map { "-c '\($0)'" }.joined(separator: " ")
+        try run(binaries + "/pg_ctl", ["-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60", "-o",
+                                       "-p \(port) -k \(folder) \(options)", "start"],
+                asPostgres: getuid() == 0, leavesDaemon: true)
+    }
+
+    /// Stops the server, keeping the cluster: `immediate` is a crash (recovery at the next start),
+    /// `fast` a clean stop.
+    public func stopServer(mode: String = "immediate") throws {
+        guard let binaries = Self.binaries else { throw TestPostgresError("PostgreSQL's binaries are not installed") }
+        try run(binaries + "/pg_ctl", ["-D", folder + "/data", "-m", mode, "-w", "stop"], asPostgres: getuid() == 0)
     }
 
     /// Runs one SQL statement with psql on the test database; psql's exit status.

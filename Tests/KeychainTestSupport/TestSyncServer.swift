@@ -43,11 +43,31 @@ public final class TestSyncServer: Sendable {
         (self.process, self.printed, self.port) = (process, printed, port)
     }
 
+    /// Whether the server process is still running.
+    public var isRunning: Bool { process.isRunning }
+
+    /// The port of its metrics endpoint, when it was started with `--metrics 127.0.0.1:0`.
+    public var metricsPort: Int? { printed.text.withLock { Self.port(in: $0, after: "metrics on 127.0.0.1:") } }
+
     /// Stops the server (SIGTERM, or SIGKILL when `kill` is true) and waits for it.
     public func stop(kill: Bool = false) {
         guard process.isRunning else { return }
         if kill { Foundation.kill(process.processIdentifier, SIGKILL) } else { process.terminate() }
         process.waitUntilExit()
+    }
+
+    /// Sends SIGTERM and waits up to `limit` for the server to exit: how long it took and its
+    /// exit status, or nil when it was still running (it is then killed).
+    public func terminate(within limit: Duration) -> (took: Duration, status: Int32)? {
+        let start = ContinuousClock.now
+        process.terminate()
+        while process.isRunning, ContinuousClock.now - start < limit { usleep(10_000) }
+        let took = ContinuousClock.now - start
+        guard !process.isRunning else {
+            stop(kill: true)
+            return nil
+        }
+        return (took, process.terminationStatus)
     }
 
     deinit { stop(kill: true) }
@@ -68,8 +88,8 @@ public final class TestSyncServer: Sendable {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    private static func port(in text: String) -> Int? {
-        guard let range = text.range(of: "listening on 127.0.0.1:") else { return nil }
+    private static func port(in text: String, after marker: String = "listening on 127.0.0.1:") -> Int? {
+        guard let range = text.range(of: "keyhaven-sync-server: " + marker) else { return nil }
         return Int(text[range.upperBound...].prefix { $0.isNumber })
     }
 }
@@ -81,5 +101,5 @@ final class Printed: Sendable {
 
 public struct TestSyncServerError: Error, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

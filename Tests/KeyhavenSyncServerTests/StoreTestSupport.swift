@@ -7,9 +7,21 @@ import PostgresNIO
 
 /// A store on a test's own PostgreSQL cluster: a client, running while `body` runs.
 enum StoreTest {
+    /// A client as the server's: under its application name, so PostgreSQL's log shows its
+    /// statements as the server's.
     static func client(_ postgres: TestPostgres) -> PostgresClient {
-        PostgresClient(configuration: .init(host: "127.0.0.1", port: postgres.port, username: postgres.user, password: nil,
-                                            database: postgres.database, tls: .disable))
+        var configuration = PostgresClient.Configuration(host: "127.0.0.1", port: postgres.port, username: postgres.user, password: nil,
+                                                         database: postgres.database, tls: .disable)
+        configuration.options.additionalStartupParameters = [("application_name", "keyhaven-sync-server")]
+        return PostgresClient(configuration: configuration)
+    }
+
+    /// Limits whose wait for the database outlasts a loaded machine's slowest test: these tests
+    /// are about what the store does, not about when it gives up.
+    static var patient: SyncLimits {
+        var limits = SyncLimits()
+        limits.databaseWait = .seconds(300)
+        return limits
     }
 
     /// Runs `body` with `count` stores, each with a client of its own (as separate servers have).
@@ -17,7 +29,7 @@ enum StoreTest {
         let clients = (0..<count).map { _ in client(postgres) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for client in clients { group.addTask { await client.run() } }
-            let stores = clients.map { SyncStore(client: $0, logger: Logger(label: "keyhaven-sync-test")) }
+            let stores = clients.map { SyncStore(client: $0, logger: Logger(label: "keyhaven-sync-test"), limits: patient) }
             do {
                 try await body(stores)
             } catch {

@@ -79,7 +79,7 @@ struct SyncStoreTests {
         let client = StoreTest.client(postgres)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
-            var limits = SyncLimits()
+            var limits = StoreTest.patient
             limits.entriesPerAccount = 3
             let store = SyncStore(client: client, logger: Logger(label: "keyhaven-sync-test"), limits: limits)
             try await store.migrate()

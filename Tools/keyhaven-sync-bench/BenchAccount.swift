@@ -45,6 +45,9 @@ final class BenchAccount: Sendable {
         return probe
     }
 
+    /// The sequence of the head this process last saw.
+    var knownSequence: UInt64 { knownHead.withLock { $0.sequence } }
+
     func head(_ client: SyncClient) async throws -> LogHead {
         try await client.pull(id, after: knownHead.withLock { $0 }.sequence, as: devices[0]).head
     }

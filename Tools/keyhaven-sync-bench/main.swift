@@ -5,6 +5,7 @@
 //   keyhaven-sync-bench devices URL DEVICES SECONDS         one account, DEVICES devices pushing at once
 //   keyhaven-sync-bench accounts URL ACCOUNTS SECONDS       ACCOUNTS accounts, one device each, pushing at once
 //   keyhaven-sync-bench visible URL ROUNDS                  a push until a second device's long poll sees it
+//   keyhaven-sync-bench idle URL[,URL...] DEVICES SECONDS   DEVICES devices long-polling, idle, then a change a second (IdleLoad)
 //
 // Each prints one line: successful operations per second, p50 and p99 latency of a successful
 // operation (a push that lost a race is pulled, rebuilt and pushed again; its time counts).
@@ -14,11 +15,20 @@ import KeyhavenSyncDevice
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let number = Int(arguments[3]) else {
-    print("usage: keyhaven-sync-bench health|devices|accounts|visible URL N [SECONDS]")
+    print("usage: keyhaven-sync-bench health|devices|accounts|visible|idle URL[,URL...] N [SECONDS]")
     exit(64)
 }
-let client = try SyncClient(server: arguments[2])
 let seconds = arguments.count > 4 ? Double(arguments[4]) ?? 20 : 20
+if arguments[1] == "idle" {
+    do {
+        try await IdleLoad(urls: arguments[2].split(separator: ",").map(String.init), devices: number, seconds: Int(seconds)).run()
+        exit(0)
+    } catch {
+        print("\(error)")
+        exit(1)
+    }
+}
+let client = try SyncClient(server: arguments[2])
 
 switch arguments[1] {
 case "health":
