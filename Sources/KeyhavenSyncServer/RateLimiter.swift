@@ -53,8 +53,7 @@ package struct RateLimitMiddleware: RouterMiddleware {
     let limiter: RateLimiter
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let client = context.remoteAddress?.ipAddress ?? "unknown"
-        guard await limiter.admit(client) else {
+        guard await limiter.admit(context.clientAddress) else {
             return SyncService.refusal(SyncServerError(.tooManyRequests, "too many requests: slow down"), retryAfter: 1)
         }
         return try await next(request, context)

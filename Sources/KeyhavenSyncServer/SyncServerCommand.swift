@@ -57,6 +57,10 @@ package struct SyncServerCommand: ParsableCommand {
     @Option(name: .customLong("database-connections"), help: "The most connections to PostgreSQL this server opens (its pool).")
     var databaseConnections: Int = 20
 
+    @Option(name: .customLong("trusted-proxy"),
+            help: "A load balancer's address (repeatable): its requests' client is the address it appends to X-Forwarded-For.")
+    var trustedProxies: [String] = []
+
     @Option(name: .customLong("database-timeout"), help: "Seconds a request waits for PostgreSQL before it is answered 503.")
     var databaseTimeout: Int = 10
 
@@ -83,6 +87,9 @@ package struct SyncServerCommand: ParsableCommand {
         if let metrics, (try? ServerBindAddress(metrics)) == nil { throw ValidationError("--metrics is HOST:PORT (or [IPV6]:PORT)") }
         guard rateLimit > 0 else { throw ValidationError("--rate-limit is a number above 0") }
         guard (2...1000).contains(databaseConnections) else { throw ValidationError("--database-connections is a number from 2 to 1000") }
+        for proxy in trustedProxies where !Self.isIPAddress(proxy) {
+            throw ValidationError("--trusted-proxy is an IP address (\(proxy) is not)")
+        }
         guard (1...300).contains(databaseTimeout) else { throw ValidationError("--database-timeout is a number of seconds from 1 to 300") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level is trace, debug, info, notice, warning, error or critical") }
     }
@@ -129,7 +136,7 @@ package struct SyncServerCommand: ParsableCommand {
         let store = SyncStore(client: client, logger: logger, limits: limits, metrics: counters)
         let wakeups = Wakeups(metrics: counters)
         let router = SyncService(store: store, wakeups: wakeups)
-            .router(limiter: RateLimiter(perSecond: Double(rateLimit), burst: rateLimit * 4))
+            .router(limiter: RateLimiter(perSecond: Double(rateLimit), burst: rateLimit * 4), trustedProxies: Set(trustedProxies))
         let server: HTTPServerBuilder
         if let tlsCertificate, let tlsKey {
             let chain = try NIOSSLCertificate.fromPEMFile(tlsCertificate).map { NIOSSLCertificateSource.certificate($0) }
@@ -172,6 +179,10 @@ package struct SyncServerCommand: ParsableCommand {
         group.maximumGracefulShutdownDuration = Self.gracefulBound
         group.maximumCancellationDuration = Self.cancellationBound
         try await ServiceGroup(configuration: group).run()
+    }
+
+    static func isIPAddress(_ text: String) -> Bool {
+        (try? SocketAddress(ipAddress: text, port: 0)) != nil
     }
 
     static func hostPort(_ host: String, _ port: Int) -> String {

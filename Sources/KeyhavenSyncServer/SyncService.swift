@@ -42,9 +42,10 @@ package struct SyncService: Sendable {
     static let pairingBodyLimit = RelayMessages.maximumSize
 
     /// The routes, behind the rate limit.
-    package func router(limiter: RateLimiter) -> Router<SyncRequestContext> {
+    package func router(limiter: RateLimiter, trustedProxies: Set<String> = []) -> Router<SyncRequestContext> {
         let router = Router(context: SyncRequestContext.self)
         router.add(middleware: MetricsMiddleware())
+        router.add(middleware: ClientAddressMiddleware(trusted: trustedProxies))
         router.add(middleware: RateLimitMiddleware(limiter: limiter))
         router.get("/v1/health") { _, _ in await answer { () throws(SyncServerError) in try await store.ping(); return Self.ok([]) } }
         router.post("/v1/accounts") { request, context in
@@ -128,6 +129,10 @@ package struct SyncService: Sendable {
                 return Self.ok(LogBatch(head: head, entries: []).wireBytes)
             }
             await waiter.wait(until: wakeups.nextLook(before: deadline))
+            // The wait ran out with nothing new: the head is the one just looked at.
+            if let head, ContinuousClock.now >= deadline, !wakeups.wasSignalled(waiter) {
+                return Self.ok(LogBatch(head: head, entries: []).wireBytes)
+            }
         }
     }
 
@@ -195,7 +200,7 @@ package struct SyncService: Sendable {
         let tooLarge = SyncServerError(.tooLarge, "the request body is over \(Self.size(limit))")
         let declared = request.headers[.contentLength].flatMap { Int($0) }
         if let declared, declared > limit { throw tooLarge }
-        let address = context.remoteAddress?.ipAddress ?? "unknown"
+        let address = context.clientAddress
         var held = 0
         defer { bodies.give(held, for: address) }
         var collected: [UInt8] = []

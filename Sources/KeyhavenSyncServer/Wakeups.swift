@@ -152,6 +152,12 @@ package final class Wakeups: Sendable {
         if removed { metrics.openPolls.decrement() }
     }
 
+    /// Whether anything signalled `waiter` since it registered (a change of its topic, of the
+    /// listener, or the server stopping).
+    package func wasSignalled(_ waiter: Waiter) -> Bool {
+        state.withLock { $0.waiters[waiter.topic]?[waiter.id]?.signalled ?? true }
+    }
+
     /// The polls registered now.
     package var openPolls: Int { state.withLock { $0.count } }
 

@@ -3,6 +3,7 @@ import Foundation
 import KeychainTestSupport
 import KeyhavenSyncCore
 import KeyhavenSyncDevice
+import KeyhavenSyncServer
 import NIOCore
 import NIOSSL
 import Testing
@@ -177,6 +178,33 @@ struct SyncServerTests {
             try await Task.sleep(for: .seconds(1))
             #expect(try await Self.raw("GET", server.url + "/v1/health").status == 200)
         }
+    }
+
+    @Test("Behind a trusted proxy each forwarded client has its own rate; from anyone else X-Forwarded-For changes nothing")
+    func trustedProxy() async throws {
+        func burst(_ server: TestSyncServer, forwardedFor: @escaping @Sendable (Int) -> String) async throws -> [Int] {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<40 {
+                    group.addTask { try await Self.raw("GET", server.url + "/v1/health", headers: [("X-Forwarded-For", forwardedFor(index))]).status }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+        }
+        try await Self.withServer(arguments: ["--rate-limit", "2", "--trusted-proxy", "127.0.0.1"]) { server, _ in
+            // One client behind the proxy spends its burst; another, behind the same proxy, has its own.
+            let spent = try await burst(server) { _ in "203.0.113.7" }
+            let other = try await Self.raw("GET", server.url + "/v1/health", headers: [("X-Forwarded-For", "198.51.100.1, 203.0.113.9")])
+            #expect(spent.contains(429) && other.status == 200, "\(spent) \(other.status)")
+        }
+        try await Self.withServer(arguments: ["--rate-limit", "2"]) { server, _ in
+            // Not a trusted peer: a client naming itself a new address each time is still one client.
+            let forged = try await burst(server) { "10.0.\($0).1" }
+            #expect(forged.contains(429), "\(forged)")
+        }
+        #expect(ClientAddressMiddleware.client(forwardedFor: ["198.51.100.1, 203.0.113.9", "10.0.0.2"], trusted: ["10.0.0.2"]) == "203.0.113.9")
+        #expect(ClientAddressMiddleware.client(forwardedFor: [], trusted: ["10.0.0.2"]) == nil)
+        let refused = try TestSyncServer.runToExit(["--database-url", "postgres://kc@127.0.0.1:1/keyhaven", "--trusted-proxy", "lb.example"])
+        #expect(refused.status != 0 && refused.output.contains("--trusted-proxy is an IP address"))
     }
 
     @Test("Plain HTTP on a non-loopback address, a bad database URL or half a TLS pair: a message and a non-zero exit, at once")

@@ -122,6 +122,29 @@ struct SyncStoreTests {
         }
     }
 
+    @Test("A database at schema version 1 gets the device index, filled from its devices; a recovery finds its account through it")
+    func migrateFromVersionOne() async throws {
+        let postgres = try TestPostgres()
+        defer { postgres.stop() }
+        let test = TestAccount(), joined = DeviceIdentity()
+        try await StoreTest.withStores(postgres) { stores in
+            let store = stores[0]
+            try await store.migrate()
+            let head = try await store.createAccount(test.genesis)
+            _ = try await store.push([test.add(joined, after: head, counter: 2)])
+            // Version 1 had no index.
+            #expect(try postgres.sql("DROP TABLE keyhaven_device_accounts; UPDATE keyhaven_schema SET version = 1") == 0)
+            #expect(await StoreTest.code { _ = try await store.account(of: joined.id) } == .unavailable)
+            try await store.migrate()
+            #expect(try await store.account(of: joined.id).0 == test.account)
+            #expect(try await store.account(of: test.creator.id).0 == test.account)
+            #expect(try postgres.sql("DO $$ BEGIN IF (SELECT version FROM keyhaven_schema) <> 2 THEN RAISE 'not migrated'; END IF; END $$") == 0)
+            // A newer schema than the server's stops it.
+            #expect(try postgres.sql("UPDATE keyhaven_schema SET version = 3") == 0)
+            #expect(await StoreTest.code { try await store.migrate() } == .unavailable)
+        }
+    }
+
     @Test("The database holds no trace of what the entries carry: canaries raw, in hex and in base64 are not in pg_dump")
     func noPlaintextInDatabase() async throws {
         let postgres = try TestPostgres()

@@ -35,6 +35,10 @@ struct IdleLoad {
         let clients = try urls.map { try SyncClient(server: $0, http: http, timeout: .seconds(90)) }
         let accounts = try await Self.makeAccounts(devices, clients[0])
         print("\(devices) accounts made, devices on \(urls.count) servers: \(urls.joined(separator: " "))")
+        // A pause before the polls, in which the script reads the servers' memory without them.
+        print("polls start in 3 s")
+        Self.flush()
+        try await Task.sleep(for: .seconds(3))
         let seen = Seen()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, account) in accounts.enumerated() {
@@ -59,8 +63,11 @@ struct IdleLoad {
         while seen.open.load(ordering: .relaxed) < devices, ContinuousClock.now - settled < .seconds(120) {
             try await Task.sleep(for: .milliseconds(200))
         }
-        print("polls open: \(seen.open.load(ordering: .relaxed)) of \(devices)")
-        print("idle phase: start", terminator: "\n")
+        try await Self.waitForServers(devices)
+        print("polls open: \(seen.open.load(ordering: .relaxed)) of \(devices); settling 12 s")
+        // PostgreSQL reports a backend's transactions up to 10 s late: the setup's land before the phase.
+        try await Task.sleep(for: .seconds(12))
+        print("idle phase: start")
         Self.flush()
         var lowest = Int.max
         for _ in 0..<seconds {
@@ -99,6 +106,29 @@ struct IdleLoad {
         guard missing == 0, failures.isEmpty else {
             throw BenchError("FAILED: \(missing) change(s) never seen; \(failures.count) poll failure(s): \(failures.prefix(3).joined(separator: "; "))")
         }
+    }
+
+    /// With KEYHAVEN_BENCH_METRICS (the servers' metrics URLs, comma-separated), waits until the
+    /// servers themselves count `devices` open polls: the client counts a poll open when it sends
+    /// it, and the servers' first looks at the database follow for a while.
+    static func waitForServers(_ devices: Int) async throws {
+        guard let list = ProcessInfo.processInfo.environment["KEYHAVEN_BENCH_METRICS"] else { return }
+        let urls = list.split(separator: ",").map(String.init)
+        let start = ContinuousClock.now
+        var open = 0
+        while ContinuousClock.now - start < .seconds(120) {
+            open = 0
+            for url in urls {
+                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+                let text = String(buffer: try await response.body.collect(upTo: 8 << 20))
+                for line in text.split(separator: "\n") where line.hasPrefix("keyhaven_sync_open_polls ") {
+                    open += Int(Double(line.split(separator: " ").last ?? "") ?? 0)
+                }
+            }
+            if open >= devices { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        print("the servers count \(open) open polls")
     }
 
     /// One device's loop: poll, and when an answer brings the change pushed to its account, time it.
