@@ -136,7 +136,8 @@ package struct SyncServerCommand: ParsableCommand {
         let store = SyncStore(client: client, logger: logger, limits: limits, metrics: counters)
         let wakeups = Wakeups(metrics: counters)
         let router = SyncService(store: store, wakeups: wakeups)
-            .router(limiter: RateLimiter(perSecond: Double(rateLimit), burst: rateLimit * 4), trustedProxies: Set(trustedProxies))
+            .router(limiter: RateLimiter(perSecond: Double(rateLimit), burst: rateLimit * 4), trustedProxies: Set(trustedProxies),
+                    measured: metrics != nil)
         let server: HTTPServerBuilder
         if let tlsCertificate, let tlsKey {
             let chain = try NIOSSLCertificate.fromPEMFile(tlsCertificate).map { NIOSSLCertificateSource.certificate($0) }

@@ -41,10 +41,10 @@ package struct SyncService: Sendable {
     var pushBodyLimit: Int { store.limits.bytesPerPush }
     static let pairingBodyLimit = RelayMessages.maximumSize
 
-    /// The routes, behind the rate limit.
-    package func router(limiter: RateLimiter, trustedProxies: Set<String> = []) -> Router<SyncRequestContext> {
+    /// The routes, behind the rate limit; `measured`: each request counted and timed (swift-metrics).
+    package func router(limiter: RateLimiter, trustedProxies: Set<String> = [], measured: Bool = false) -> Router<SyncRequestContext> {
         let router = Router(context: SyncRequestContext.self)
-        router.add(middleware: MetricsMiddleware())
+        if measured { router.add(middleware: MetricsMiddleware()) }
         router.add(middleware: ClientAddressMiddleware(trusted: trustedProxies))
         router.add(middleware: RateLimitMiddleware(limiter: limiter))
         router.get("/v1/health") { _, _ in await answer { () throws(SyncServerError) in try await store.ping(); return Self.ok([]) } }

@@ -89,6 +89,9 @@ package struct SyncStore: Sendable {
                 }
                 let keys = try await Self.activeKeys(of: account, device: first.device, in: connection, logger: logger)
                 guard entries.allSatisfy({ $0.isSigned(by: keys) }) else { throw SyncServerError(.forbidden, "an entry's signature does not verify") }
+                // The notification rides on the compare-and-swap (no round trip of its own);
+                // PostgreSQL delivers it when this transaction commits, to every server listening.
+                let topic = Wakeups.Topic.account(first.account).payload
                 let updated = try await connection.query("""
                     UPDATE keyhaven_accounts
                     SET head_seq = \(Int64(last.sequence)), head_hash = \(Data(last.hash)),
@@ -96,17 +99,15 @@ package struct SyncStore: Sendable {
                     WHERE account_id = \(account) AND head_seq = \(Int64(first.sequence) - 1) AND head_hash = \(Data(first.previousHash))
                       AND entry_count + \(Int64(entries.count)) <= \(Int64(limits.entriesPerAccount))
                       AND byte_count + \(Int64(byteCount)) <= \(Int64(limits.bytesPerAccount))
-                    RETURNING head_seq
+                    RETURNING head_seq, pg_notify(\(ChangeListener.channel), \(topic)) IS NOT NULL
                     """, logger: logger)
                 var moved = false
-                for try await _ in updated.decode(Int64.self) { moved = true }
+                for try await _ in updated.decode((Int64, Bool).self) { moved = true }
                 guard moved else { throw try await Self.whyNotMoved(account, entries: entries, in: connection, logger: logger) }
                 for (entry, bytes) in zip(entries, encoded) {
                     try await Self.insert(entry, bytes: bytes, into: connection, logger: logger)
                     try await Self.applyRoster(entry, account: account, in: connection, logger: logger)
                 }
-                // Delivered when this transaction commits, to every server listening.
-                try await Self.notify(.account(first.account), in: connection, logger: logger)
                 return last.head
             }
         }
