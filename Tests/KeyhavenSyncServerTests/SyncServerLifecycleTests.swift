@@ -113,7 +113,9 @@ struct SyncServerLifecycleTests {
             #expect(record.acknowledged.withLock { $0.count } >= before + 5, "pushes did not resume: \(record.statuses.withLock { $0 })")
         }
         let seen = record.statuses.withLock { $0 }
-        #expect(Set(seen.keys).isSubset(of: [200, 503, 409]) && seen[503, default: 0] > 0, "\(seen)")
+        // The outage's 503 is the health probe's above: the pusher may spend the outage in a
+        // request that outlives it (a loaded machine), so it need not meet one itself.
+        #expect(Set(seen.keys).isSubset(of: [200, 503, 409]), "\(seen)")
         #expect(server.isRunning)
         // Every acknowledged head is in the log, entry for entry.
         var stored: [UInt64: LogHead] = [:]
