@@ -24,7 +24,12 @@ package struct ServerBindAddress: Sendable, CustomStringConvertible {
     /// 127.0.0.0/8, ::1 or localhost.
     package var isLoopback: Bool { Loopback.contains(host) }
 
-    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { Self.display(host, port) }
+
+    /// `HOST:PORT`, the host in brackets when it is an IPv6 address.
+    package static func display(_ host: String, _ port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
 
     private static var malformed: SyncServerError { SyncServerError(.badRequest, "--bind is HOST:PORT (or [IPV6]:PORT)") }
 }

@@ -43,7 +43,6 @@ package struct ChangeListener: Service, CustomStringConvertible {
                 try await client.withConnection { connection in
                     try await connection.listen(on: Self.channel) { notifications in
                         wakeups.listening(true)
-                        metrics.listenerUp.set(1)
                         pause = .milliseconds(100)
                         logger.debug("listening for changes")
                         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -68,7 +67,6 @@ package struct ChangeListener: Service, CustomStringConvertible {
                 }
             }
             wakeups.listening(false)
-            metrics.listenerUp.set(0)
             guard !Task.isCancelled else { return }
             metrics.listenerReconnects.increment()
             try? await Task.sleep(for: pause)

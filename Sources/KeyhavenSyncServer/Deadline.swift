@@ -18,8 +18,7 @@ func withDeadline<R: Sendable>(_ limit: Duration, expired: @autoclosure @escapin
                 do { result = .success(try await body()) } catch { result = .failure(error) }
                 outcome.finish(result)
             }
-            let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
-            let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(nanoseconds)) {
+            let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(limit)) {
                 if outcome.finish(.failure(expired())) { work.cancel() }
             }
             outcome.keep(work: work, timer: timer)

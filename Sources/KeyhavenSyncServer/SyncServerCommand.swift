@@ -152,7 +152,7 @@ package struct SyncServerCommand: ParsableCommand {
             router: router, server: server,
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
             onServerRunning: { channel in
-                Self.announce("listening on \(Self.hostPort(address.host, channel.localAddress?.port ?? address.port)) (\(scheme)), database \(url)")
+                Self.announce("listening on \(ServerBindAddress.display(address.host, channel.localAddress?.port ?? address.port)) (\(scheme)), database \(url)")
             },
             logger: logger
         )
@@ -169,7 +169,7 @@ package struct SyncServerCommand: ParsableCommand {
                 router: metricsRouter,
                 configuration: .init(address: .hostname(metricsAddress.host, port: metricsAddress.port), serverName: nil),
                 onServerRunning: { channel in
-                    Self.announce("metrics on \(Self.hostPort(metricsAddress.host, channel.localAddress?.port ?? metricsAddress.port))")
+                    Self.announce("metrics on \(ServerBindAddress.display(metricsAddress.host, channel.localAddress?.port ?? metricsAddress.port))")
                 },
                 logger: logger
             ))
@@ -184,10 +184,6 @@ package struct SyncServerCommand: ParsableCommand {
 
     static func isIPAddress(_ text: String) -> Bool {
         (try? SocketAddress(ipAddress: text, port: 0)) != nil
-    }
-
-    static func hostPort(_ host: String, _ port: Int) -> String {
-        (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
     }
 
     /// One line on standard output, written whole and at once, also to a pipe: scripts and tests

@@ -144,7 +144,7 @@ package struct SyncService: Sendable {
         if let known = wakeups.knownKeys(of: signature.device, on: account) {
             keys = known
         } else {
-            let waiter = wakeups.register(.account(account))
+            let waiter = wakeups.register(.account(account), isPoll: false)
             defer { wakeups.unregister(waiter) }
             keys = try await store.deviceKeys(account, device: signature.device)
             wakeups.remember(keys, of: signature.device, on: account, lookedAfter: waiter)

@@ -139,9 +139,13 @@ package struct SyncStore: Sendable {
                 var accounts: [Data] = []
                 for try await account in rows.decode(Data.self) { accounts.append(account) }
                 for account in accounts {
-                    guard let id = AccountID(bytes: Array(account)),
-                          let keys = try? await Self.activeKeys(of: account, device: device, in: connection, logger: logger) else { continue }
-                    return (id, keys)
+                    guard let id = AccountID(bytes: Array(account)) else { continue }
+                    do {
+                        return (id, try await Self.activeKeys(of: account, device: device, in: connection, logger: logger))
+                    } catch let refusal as SyncServerError where refusal.code == .forbidden || refusal.code == .notFound {
+                        // Removed from that account, or the account is gone: the next one, if any.
+                        continue
+                    }
                 }
                 throw SyncServerError(.notFound, "no account has that device")
             }

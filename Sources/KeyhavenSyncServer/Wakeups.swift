@@ -70,7 +70,9 @@ package final class Wakeups: Sendable {
 
     private struct Entry {
         var waiter: Waiter
-        var signalled = false
+        var signalled: Bool
+        /// A poll (``openPolls``), or only a guard on what a look may keep (an authentication).
+        var isPoll: Bool
     }
 
     private struct Known<Value> {
@@ -87,6 +89,19 @@ package final class Wakeups: Sendable {
         var heads: [AccountID: Known<LogHead>] = [:]
         var keys: [AccountID: Known<[DeviceID: DevicePublicKeys]>] = [:]
         var lastSweep = ContinuousClock.now
+
+        /// Whether anything signalled `waiter` since it registered; a waiter gone counts as signalled.
+        func isSignalled(_ waiter: Waiter) -> Bool {
+            waiters[waiter.topic]?[waiter.id]?.signalled ?? true
+        }
+
+        /// The value kept under `key`, marked as used now.
+        static func use<Key: Hashable, Value>(_ key: Key, in kept: inout [Key: Known<Value>]) -> Value? {
+            guard var known = kept[key] else { return nil }
+            known.used = .now
+            kept[key] = known
+            return known.value
+        }
 
         mutating func signal(_ topic: Topic) {
             guard var entries = waiters[topic] else { return }
@@ -128,34 +143,35 @@ package final class Wakeups: Sendable {
         (self.fallbackInterval, self.metrics) = (fallbackInterval, metrics)
     }
 
-    /// Registers a poll on `topic`: it is signalled by any change from now on.
-    package func register(_ topic: Topic) -> Waiter {
+    /// Registers a poll on `topic`: it is signalled by any change from now on. `isPoll` false: a
+    /// registration that only guards what a look at the database may keep (not counted as a poll).
+    package func register(_ topic: Topic, isPoll: Bool = true) -> Waiter {
         let waiter = state.withLock { state in
             state.nextID += 1
             let waiter = Waiter(id: state.nextID, topic: topic)
-            state.waiters[topic, default: [:]][waiter.id] = Entry(waiter: waiter, signalled: state.stopping)
-            state.count += 1
+            state.waiters[topic, default: [:]][waiter.id] = Entry(waiter: waiter, signalled: state.stopping, isPoll: isPoll)
+            if isPoll { state.count += 1 }
             return waiter
         }
-        metrics.openPolls.increment()
+        if isPoll { metrics.openPolls.increment() }
         return waiter
     }
 
     package func unregister(_ waiter: Waiter) {
-        let removed = state.withLock { state -> Bool in
-            guard state.waiters[waiter.topic]?.removeValue(forKey: waiter.id) != nil else { return false }
+        let removed = state.withLock { state -> Entry? in
+            guard let entry = state.waiters[waiter.topic]?.removeValue(forKey: waiter.id) else { return nil }
             if state.waiters[waiter.topic]?.isEmpty == true { state.waiters[waiter.topic] = nil }
-            state.count -= 1
-            return true
+            if entry.isPoll { state.count -= 1 }
+            return entry
         }
         waiter.continuation.finish()
-        if removed { metrics.openPolls.decrement() }
+        if removed?.isPoll == true { metrics.openPolls.decrement() }
     }
 
     /// Whether anything signalled `waiter` since it registered (a change of its topic, of the
     /// listener, or the server stopping).
     package func wasSignalled(_ waiter: Waiter) -> Bool {
-        state.withLock { $0.waiters[waiter.topic]?[waiter.id]?.signalled ?? true }
+        state.withLock { $0.isSignalled(waiter) }
     }
 
     /// The polls registered now.
@@ -192,6 +208,7 @@ package final class Wakeups: Sendable {
             state.keys = [:]
             state.signalAll()
         }
+        metrics.listenerUp.set(isListening ? 1 : 0)
     }
 
     /// The server is stopping: every poll answers now, and new ones answer at once.
@@ -204,12 +221,7 @@ package final class Wakeups: Sendable {
 
     /// The head of `account`, if it is known without the database.
     package func knownHead(of account: AccountID) -> LogHead? {
-        state.withLock { state in
-            guard state.listening, var known = state.heads[account] else { return nil }
-            known.used = .now
-            state.heads[account] = known
-            return known.value
-        }
+        state.withLock { state in state.listening ? State.use(account, in: &state.heads) : nil }
     }
 
     /// Keeps the head `waiter`'s look at the database found, unless a change arrived since the
@@ -218,26 +230,21 @@ package final class Wakeups: Sendable {
         state.withLock { state in
             let now = ContinuousClock.now
             state.sweep(now, after: Self.keptFor)
-            guard state.listening, state.waiters[waiter.topic]?[waiter.id]?.signalled == false else { return }
+            guard state.listening, !state.isSignalled(waiter) else { return }
             state.heads[account] = Known(value: head, used: now)
         }
     }
 
     /// The keys of `device` on `account`, if they are known without the database.
     package func knownKeys(of device: DeviceID, on account: AccountID) -> DevicePublicKeys? {
-        state.withLock { state in
-            guard state.listening, var known = state.keys[account], let keys = known.value[device] else { return nil }
-            known.used = .now
-            state.keys[account] = known
-            return keys
-        }
+        state.withLock { state in state.listening ? State.use(account, in: &state.keys)?[device] : nil }
     }
 
     /// Keeps the keys of `device` read from the database, unless a change of `account` arrived
     /// since `waiter` registered.
     package func remember(_ keys: DevicePublicKeys, of device: DeviceID, on account: AccountID, lookedAfter waiter: Waiter) {
         state.withLock { state in
-            guard state.listening, state.waiters[waiter.topic]?[waiter.id]?.signalled == false else { return }
+            guard state.listening, !state.isSignalled(waiter) else { return }
             var known = state.keys[account] ?? Known(value: [:], used: .now)
             known.value[device] = keys
             known.used = .now

@@ -94,9 +94,7 @@ public final class TestPostgres: @unchecked Sendable {
 
     /// Stops the cluster and removes its folder.
     public func stop() {
-        if let binaries = Self.binaries {
-            try? run(binaries + "/pg_ctl", ["-D", folder + "/data", "-m", "immediate", "-w", "stop"], asPostgres: getuid() == 0)
-        }
+        try? stopServer()
         try? FileManager.default.removeItem(atPath: folder)
     }
 

@@ -29,6 +29,10 @@ struct WakeupsTests {
         let (mine, other) = (AccountID(), AccountID())
         let waiter = wakeups.register(.account(mine)), bystander = wakeups.register(.account(other))
         #expect(wakeups.openPolls == 2)
+        // A guard of what a look may keep (an authentication) is woken too, but is not a poll.
+        let guardOnly = wakeups.register(.account(mine), isPoll: false)
+        #expect(wakeups.openPolls == 2)
+        wakeups.unregister(guardOnly)
         wakeups.deliver(Wakeups.Topic.account(mine).payload)
         let start = ContinuousClock.now
         await waiter.wait(until: .now + .seconds(20))
