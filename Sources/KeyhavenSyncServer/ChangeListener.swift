@@ -41,23 +41,30 @@ package struct ChangeListener: Service, CustomStringConvertible {
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
-                    try await connection.listen(on: Self.channel) { notifications in
-                        wakeups.listening(true)
-                        pause = .milliseconds(100)
-                        logger.debug("listening for changes")
-                        try await withThrowingTaskGroup(of: Void.self) { group in
-                            group.addTask {
-                                for try await notification in notifications { wakeups.deliver(notification.payload) }
-                                throw CancellationError()
-                            }
-                            group.addTask {
-                                while true {
-                                    try await Task.sleep(for: pingInterval)
-                                    _ = try await connection.query("SELECT 1", logger: logger)
+                    do {
+                        try await connection.listen(on: Self.channel) { notifications in
+                            wakeups.listening(true)
+                            pause = .milliseconds(100)
+                            logger.debug("listening for changes")
+                            try await withThrowingTaskGroup(of: Void.self) { group in
+                                group.addTask {
+                                    for try await notification in notifications { wakeups.deliver(notification.payload) }
+                                    throw CancellationError()
                                 }
+                                group.addTask {
+                                    while true {
+                                        try await Task.sleep(for: pingInterval)
+                                        _ = try await connection.query("SELECT 1", logger: logger)
+                                    }
+                                }
+                                try await group.next()
                             }
-                            try await group.next()
                         }
+                    } catch {
+                        // Failed under the listener (its backend terminated, PostgreSQL gone): closed
+                        // before the pool takes it back, so that no request is handed a dead connection.
+                        try? await connection.close()
+                        throw error
                     }
                 }
             } catch {

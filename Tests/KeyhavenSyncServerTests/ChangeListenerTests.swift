@@ -85,7 +85,8 @@ struct ChangeListenerTests {
             let pushed = try await (try SyncClient(server: first.url))
                 .push(LogBatch(head: start, entries: [test.record("after the kill", after: start, counter: 2, by: test.creator)]))
             let answer = try await waiting
-            #expect(answer.head == pushed && answer.entries.count == 1)
+            #expect(answer.head == pushed && answer.entries.count == 1,
+                    "answered \(answer.entries.count) entries at \(answer.head.sequence) after \(ContinuousClock.now - pushStart); pushed \(pushed.sequence)")
             #expect(ContinuousClock.now - pushStart < .seconds(5), "the poll waited \(ContinuousClock.now - pushStart)")
             // And the next change arrives by notification again.
             let next = try await Self.pushWhilePolling(test, at: pushed, counter: 3, through: first, polling: second)
