@@ -7,6 +7,11 @@ import KeyhavenDBus
 /// interface): the default reader's enrolled fingers, and one verification (claim, verify any
 /// enrolled finger, release). Each call connects anew, so a reader or an fprintd that comes or
 /// goes is followed.
+///
+/// Only fprintd is believed (docs/access.md, "User presence and biometry"): the bus must be one
+/// root's daemon serves, the connection that owns `net.reactivated.Fprint` must run as root, and
+/// the calls go to that connection and only its signals count. Any program on the bus can send a
+/// `VerifyStatus` signal, and when fprintd is not running any program can take its name.
 package struct FingerprintReader: Sendable {
     static let service = "net.reactivated.Fprint"
     static let deviceInterface = "net.reactivated.Fprint.Device"
@@ -18,13 +23,10 @@ package struct FingerprintReader: Sendable {
         case unavailable(String)
     }
 
-    /// The system bus's address (`DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket).
-    let address: @Sendable () -> String
     /// How long a verification waits for the user's finger.
     let timeoutSeconds: Int
 
-    package init(address: @escaping @Sendable () -> String = { BusConnection.systemBusAddress }, timeoutSeconds: Int = 30) {
-        self.address = address
+    package init(timeoutSeconds: Int = 30) {
         self.timeoutSeconds = timeoutSeconds
     }
 
@@ -32,8 +34,9 @@ package struct FingerprintReader: Sendable {
     /// `.biometryCurrentSet` item keeps, as Apple's keeps the biometry domain state. Nil when no
     /// reader answers or nothing is enrolled.
     package func enrolledSet() -> Data? {
-        guard let bus = try? BusConnection(address: address()), let device = try? defaultDevice(bus),
-              let reply = try? bus.call(Self.service, device, Self.deviceInterface, "ListEnrolledFingers", [.string("")]),
+        guard let bus = try? BusConnection.rootsSystemBus(), let fprintd = try? Self.fprintd(on: bus),
+              let device = try? defaultDevice(bus, fprintd),
+              let reply = try? bus.call(fprintd, device, Self.deviceInterface, "ListEnrolledFingers", [.string("")]),
               case .array(_, let values)? = reply.first else { return nil }
         let fingers = values.compactMap(\.stringValue).sorted()
         guard !fingers.isEmpty else { return nil }
@@ -44,30 +47,32 @@ package struct FingerprintReader: Sendable {
     /// finger, and releases it.
     package func verify() -> Outcome {
         let bus: BusConnection
+        let fprintd: String
         let device: String
         do throws(StoreError) {
-            bus = try BusConnection(address: address())
+            bus = try BusConnection.rootsSystemBus()
         } catch {
             return .unavailable("no system bus (\(error.message))")
         }
         do throws(BusError) {
-            device = try defaultDevice(bus)
-            _ = try bus.call(Self.service, device, Self.deviceInterface, "Claim", [.string("")])
+            fprintd = try Self.fprintd(on: bus)
+            device = try defaultDevice(bus, fprintd)
+            _ = try bus.call(fprintd, device, Self.deviceInterface, "Claim", [.string("")])
         } catch {
             return .unavailable("no fingerprint reader (\(error.message))")
         }
-        defer { _ = try? bus.call(Self.service, device, Self.deviceInterface, "Release") }
+        defer { _ = try? bus.call(fprintd, device, Self.deviceInterface, "Release") }
         var started = false
-        defer { if started { _ = try? bus.call(Self.service, device, Self.deviceInterface, "VerifyStop") } }
+        defer { if started { _ = try? bus.call(fprintd, device, Self.deviceInterface, "VerifyStop") } }
         let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
         while true {
             let left = Int((deadline - ContinuousClock.now).components.seconds)
             guard left > 0 else { return .unavailable("no finger was given within \(timeoutSeconds) s") }
             let arguments: [BusValue]?
             do throws(BusError) {
-                arguments = try bus.awaitSignal(device, Self.deviceInterface, "VerifyStatus", seconds: left) { () throws(BusError) in
+                arguments = try bus.awaitSignal(device, Self.deviceInterface, "VerifyStatus", sender: fprintd, seconds: left) { () throws(BusError) in
                     guard !started else { return }
-                    _ = try bus.call(Self.service, device, Self.deviceInterface, "VerifyStart", [.string("any")])
+                    _ = try bus.call(fprintd, device, Self.deviceInterface, "VerifyStart", [.string("any")])
                     started = true
                 }
             } catch {
@@ -88,8 +93,18 @@ package struct FingerprintReader: Sendable {
         }
     }
 
-    private func defaultDevice(_ bus: BusConnection) throws(BusError) -> String {
-        let reply = try bus.call(Self.service, "/net/reactivated/Fprint/Manager", "net.reactivated.Fprint.Manager", "GetDefaultDevice")
+    /// The unique name of the connection that owns fprintd's name, if it runs as root: fprintd
+    /// does, and only then is it fprintd (the bus's own policy gives the name to root alone, but a
+    /// bus whose policy is looser, or a moment fprintd is not running, must not change that).
+    static func fprintd(on bus: BusConnection) throws(BusError) -> String {
+        guard let owner = bus.owner(of: service) else { throw .failed("fprintd is not running") }
+        let uid = try bus.unixUser(of: owner)
+        guard uid == 0 else { throw .accessDenied("\(service) is held by a program of user \(uid), not by fprintd, which runs as root") }
+        return owner
+    }
+
+    private func defaultDevice(_ bus: BusConnection, _ fprintd: String) throws(BusError) -> String {
+        let reply = try bus.call(fprintd, "/net/reactivated/Fprint/Manager", "net.reactivated.Fprint.Manager", "GetDefaultDevice")
         guard let path = reply.first?.stringValue else { throw .failed("fprintd named no reader") }
         return path
     }

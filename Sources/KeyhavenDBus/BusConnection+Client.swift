@@ -42,16 +42,27 @@ extension BusConnection {
         return value
     }
 
-    /// Calls `start` and waits up to `seconds` for the signal `interface.member` from `path`;
-    /// returns its arguments, nil when it did not come in time.
-    package func awaitSignal(_ path: String, _ interface: String, _ member: String, seconds: Int,
+    /// Calls `start` and waits up to `seconds` for the signal `interface.member` from `path`, sent
+    /// by the connection `sender` (a unique name; nil: anyone); returns its arguments, nil when it
+    /// did not come in time.
+    package func awaitSignal(_ path: String, _ interface: String, _ member: String, sender: String? = nil, seconds: Int,
                              after start: () throws(BusError) -> Void) throws(BusError) -> [BusValue]? {
-        final class Box { var arguments: [BusValue]? }
-        let box = Box()
+        final class Box {
+            let sender: String?
+            var arguments: [BusValue]?
+            init(sender: String?) { self.sender = sender }
+        }
+        let box = Box(sender: sender)
         var slot: OpaquePointer?
-        let r = sd_bus_match_signal(handle, &slot, nil, path, interface, member, { message, userdata, _ in
+        let r = sd_bus_match_signal(handle, &slot, sender, path, interface, member, { message, userdata, _ in
             guard let message, let userdata else { return 0 }
-            Unmanaged<Box>.fromOpaque(userdata).takeUnretainedValue().arguments = BusMessage.arguments(message) ?? []
+            let box = Unmanaged<Box>.fromOpaque(userdata).takeUnretainedValue()
+            // The match rule names the sender too; checked here as well, so no other connection's
+            // signal counts even if the daemon delivered it.
+            if let expected = box.sender {
+                guard let from = sd_bus_message_get_sender(message), String(cString: from) == expected else { return 0 }
+            }
+            box.arguments = BusMessage.arguments(message) ?? []
             return 0
         }, Unmanaged.passUnretained(box).toOpaque())
         guard r >= 0 else { throw .failed("cannot watch \(interface).\(member): \(String(cString: strerror(-r)))") }

@@ -19,9 +19,12 @@ final class SignalHandler {
 }
 
 extension BusConnection {
-    /// The system bus's address as sd-bus finds it: `DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket.
+    /// The system bus's address: its standard socket. `DBUS_SYSTEM_BUS_ADDRESS` is not followed, so
+    /// a program of the user cannot start the agent on a bus of its own making; the tests name
+    /// theirs with `KEYHAVEN_TEST_SYSTEM_BUS`, which those who act on the bus's word accept only
+    /// from a daemon root runs (``rootsSystemBus()``).
     package static var systemBusAddress: String {
-        if let address = getenv("DBUS_SYSTEM_BUS_ADDRESS").map({ String(cString: $0) }), !address.isEmpty { return address }
+        if let address = getenv("KEYHAVEN_TEST_SYSTEM_BUS").map({ String(cString: $0) }), !address.isEmpty { return address }
         return "unix:path=/run/dbus/system_bus_socket"
     }
 

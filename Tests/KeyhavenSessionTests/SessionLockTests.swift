@@ -54,7 +54,8 @@ struct SessionLockTests {
         let script = """
             set -u
             DIR='\(folder)'; KH='\(products)/keyhaven'; HELPER='\(products)/keyhaven-test-helper'
-            export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$DIR/system_bus"
+            # The mock's clients find the bus by the standard variable, the agent by the tests' switch.
+            export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$DIR/system_bus" KEYHAVEN_TEST_SYSTEM_BUS="unix:path=$DIR/system_bus"
             PIDS=()
             trap 'kill -9 ${PIDS[@]} 2>/dev/null; wait 2>/dev/null' EXIT
             start_bus() {
@@ -174,7 +175,7 @@ struct SessionLockTests {
         defer { runner.finish() }
         let folder = try TemporaryFolder.make(prefix: "keyhaven-nobus")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        runner.extraEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(folder)/none"
+        runner.extraEnvironment["KEYHAVEN_TEST_SYSTEM_BUS"] = "unix:path=\(folder)/none"
         let products = CommandRunner.products.path
         let result = try CommandRunner.execute("/bin/bash", ["-c", """
             '\(products)/keyhavend' > '\(folder)/agent.log' 2>&1 &
