@@ -20,6 +20,10 @@ int kh_make_undumpable(void) {
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
+int kh_make_dumpable(void) {
+    return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
 int kh_is_dumpable(void) {
     return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
 }

@@ -52,12 +52,15 @@ func sessionBusAddress() -> String? {
 /// keychains stay unlocked). This process then only waits: until the agent exits (status 0), or
 /// until it is stopped (SIGTERM from systemd), which closes the connection and so makes the agent
 /// give the name up.
-func handOver(home: KeychainHome) -> Never {
+///
+/// The agent must read which program asks (`/proc/PID/exe`), which it cannot do for a process
+/// of the same user that made itself undumpable: a process that hands over holds no key and no
+/// password, so it hands over dumpable (before the hardening, or undoing it).
+func handOver(_ client: AgentClient) -> Never {
     do throws(StoreError) {
         guard let address = sessionBusAddress() else {
             throw StoreError(.notAvailable, "no session bus: DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR are unset")
         }
-        let client = try AgentClient(socket: AgentSocket.current(), home: home.path)
         let response = try client.send(.provideSecretService(busAddress: address))
         if let error = response.error { throw error }
         say("keyhavend: the running agent (pid \(response.pid ?? 0)) provides \(SecretServiceNames.busName) on the session bus "
@@ -72,6 +75,14 @@ func handOver(home: KeychainHome) -> Never {
         exit(1)
     }
 }
+
+/// A connection to the agent that already serves this home's socket, if one does.
+func runningAgent() -> AgentClient? {
+    guard let home = try? KeychainHome.current() else { return nil }
+    return try? AgentClient(socket: AgentSocket.current(), home: home.path)
+}
+
+if arguments.contains("--secret-service"), let client = runningAgent() { handOver(client) }
 
 do {
     // Before any key or password is in this process.
@@ -97,7 +108,13 @@ do {
     do throws(StoreError) {
         server = try AgentServer(socket: AgentSocket.current(), service: service)
     } catch where error.code == .notAvailable && error.message.hasPrefix("another keyhavend") && arguments.contains("--secret-service") {
-        handOver(home: home)
+        // An agent started since the check above: nothing secret is in this process yet.
+        ProcessHardening.allowInspection()
+        guard let client = runningAgent() else {
+            say("keyhavend: \(error.message)", to: 2)
+            exit(1)
+        }
+        handOver(client)
     }
     say("keyhavend: listening on \(server.socket.path)")
     if arguments.contains("--secret-service") { try service.secretService.provide(busAddress: nil, owner: nil) }

@@ -6,29 +6,35 @@ import Testing
 
 /// The README's move-in from gnome-keyring, in its order, on a private session bus: the import
 /// (which starts an agent without the Secret Service), then the provider, while that agent runs.
+/// The sequence runs as an ordinary user the test creates (the hand-over reads which program
+/// asks, which root may always do and a user may not), so it needs root and skips otherwise.
 @Suite(.freshKeychain(), .serialized)
 struct MoveInTests {
     static let tools = ["/usr/bin/dbus-run-session", "/usr/bin/secret-tool", "/usr/bin/dbus-send", "/usr/bin/gnome-keyring-daemon"]
 
-    @Test("gnome-keyring's items imported; keyhavend --secret-service and D-Bus activation hand over to the agent the import started; secret-tool answered by Keyhaven")
+    @Test("gnome-keyring's items imported; keyhavend --secret-service and D-Bus activation hand over to the agent the import started; secret-tool answered by Keyhaven; all as an ordinary user",
+          .enabled(if: LocalUser.isAvailable, LocalUser.skipReason))
     func readmeSequence() throws {
         try #require(Self.tools.allSatisfy(FileManager.default.isExecutableFile(atPath:)),
                      "scripts/bootstrap installs dbus, libsecret-tools and gnome-keyring")
-        var runner = try CommandRunner()
-        let folder = try TemporaryFolder.make(prefix: "keyhaven-move-in")
+        let session = try UserKeychainSession(try LocalUser.make("keyhaven-movein"), executables: ["keyhaven", "keyhavend", "keyhaven-pki"])
+        let folder = try session.user.makeFolder(prefix: "keyhaven-move-in")
         defer {
-            runner.finish()
+            session.remove()
             try? FileManager.default.removeItem(atPath: folder)
         }
-        let products = CommandRunner.products.path
+        chmod(folder, 0o755)
+        let products = session.binaries.folder
         // The prompt for secret-tool reading an item the import made: the scripted pinentry allows it.
-        runner.extraEnvironment["KEYHAVEN_PINENTRY"] = try ScriptedPinentry.write(in: folder)
+        let pinentry = try ScriptedPinentry.write(in: folder)
+        chown(pinentry, session.user.uid, session.user.gid)
         // The activation file scripts/install writes, for this build's keyhavend (and no other provider's).
         let services = folder + "/share/dbus-1/services"
         try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
         let contrib = URL(fileURLWithPath: SourceTree.root + "/contrib/dbus/org.freedesktop.secrets.service")
         let activation = try String(contentsOf: contrib, encoding: .utf8).replacingOccurrences(of: "@BINDIR@", with: products)
         try activation.write(toFile: services + "/org.freedesktop.secrets.service", atomically: true, encoding: .utf8)
+        _ = try Shell.run("/bin/chmod", ["-R", "a+rX", folder + "/share"])
         let script = """
             set -u
             export HOME='\(folder)' XDG_CONFIG_HOME='\(folder)/config'
@@ -77,12 +83,15 @@ struct MoveInTests {
             "$KH" agent stop >/dev/null
             """
         try script.write(toFile: folder + "/test.sh", atomically: true, encoding: .utf8)
-        var environment = runner.environment
+        chown(folder + "/test.sh", session.user.uid, session.user.gid)
+        var environment = session.environment
+        environment["KEYHAVEN_PINENTRY"] = pinentry
         environment["XDG_DATA_DIRS"] = folder + "/share"
         environment["XDG_DATA_HOME"] = folder + "/data"
-        environment["DISPLAY"] = nil
-        environment["WAYLAND_DISPLAY"] = nil
-        let result = try CommandRunner.execute("/usr/bin/dbus-run-session", ["--", "/bin/bash", folder + "/test.sh"], environment: environment)
+        let user = session.user
+        let result = try CommandRunner.execute("/usr/bin/setpriv", ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--",
+                                                                   "/usr/bin/dbus-run-session", "--", "/bin/bash", folder + "/test.sh"],
+                                               environment: environment)
         let out = result.output
         #expect(out.contains("1 password imported, 0 already there\nimport=0"), "\(out)\n\(result.error)")
         #expect(out.contains("provider=keyhavend: the running agent (pid "))

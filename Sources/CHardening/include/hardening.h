@@ -5,6 +5,10 @@
 /// other processes) and sets its core-file limit to zero. Returns 0, or -1 with errno set.
 int kh_make_undumpable(void);
 
+/// Makes this process dumpable again (prctl PR_SET_DUMPABLE 1), for one that will hold nothing
+/// secret. Returns 0, or -1 with errno set.
+int kh_make_dumpable(void);
+
 /// Whether this process is dumpable (prctl PR_GET_DUMPABLE): 1, 0, or -1 on error.
 int kh_is_dumpable(void);
 
