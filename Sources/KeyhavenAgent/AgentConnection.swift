@@ -110,8 +110,9 @@ final class AgentConnection: Sendable {
             }
             return (AgentFraming.encode(response), .next)
         }
-        let answer = AgentFraming.encode(response(to: request, home: home, client: client))
-        if case .shutdown = request { return (answer, .stop) }
+        let response = response(to: request, home: home, client: client)
+        let answer = AgentFraming.encode(response)
+        if case .shutdown = request, response.error == nil { return (answer, .stop) }
         return (answer, .next)
     }
 

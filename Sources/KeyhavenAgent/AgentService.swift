@@ -216,7 +216,11 @@ package struct AgentService: Sendable {
         case .backup(let keychain, let destination):
             try database(keychain).backup(to: destination)
         case .shutdown:
-            break
+            // Any program of the user can signal the agent; none but the administrator programs
+            // stops it by asking (docs/threat-model.md, "The buses").
+            guard context.client == nil || context.isAdministrator else {
+                throw StoreError(.authFailed, "only the keyhaven command and Keychain Access may stop the agent")
+            }
         case .echo(let data):
             response.data = data
         case .provideSecretService(let busAddress):

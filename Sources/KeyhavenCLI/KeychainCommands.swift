@@ -245,9 +245,10 @@ struct AgentCommand: ParsableCommand {
                 }
                 do throws(StoreError) {
                     _ = try client.send(.shutdown)
-                } catch where error.code == .wrongVersion || error.code == .notAvailable {
-                    // An agent of another protocol version answers with an error or hangs up,
-                    // but it stops on SIGTERM like every version.
+                } catch where error.code == .wrongVersion || error.code == .notAvailable || error.code == .authFailed {
+                    // An agent of another protocol version answers with an error or hangs up, and
+                    // one beside another keyhaven takes its stop request from its own keyhaven
+                    // only; every agent stops on the user's SIGTERM.
                     guard let pid = client.agentProcessID, kill(pid, SIGTERM) == 0 else { throw error }
                 }
                 printLine("keyhavend stopped")

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import FoundationEssentials
 import KeychainModel
@@ -43,6 +46,7 @@ package final class SecretService: Sendable {
     /// Claims the name and registers the objects. Throws `.duplicateItem` when another provider
     /// owns the name (gnome-keyring, KeePassXC), `.notAvailable` without a session bus.
     package func start() throws(StoreError) {
+        try checkDaemon()
         guard try connection.claim(SecretServiceNames.busName) else {
             throw StoreError(.duplicateItem, "another program already provides \(SecretServiceNames.busName) on this session bus; "
                              + "stop it (gnome-keyring-daemon, KeePassXC) or run keyhavend without --secret-service")
@@ -60,6 +64,22 @@ package final class SecretService: Sendable {
         })
         // The Secret portal's backend, on the same name (docs/secret-service.md, "The Secret portal").
         try connection.serveAlso(SecretPortal.path)
+    }
+
+    /// Refuses a bus whose daemon is not a genuine dbus-daemon or dbus-broker of this user's (or
+    /// root's): the bus names each caller's process, and a daemon of a program's own making could
+    /// name a trusted program's (docs/threat-model.md, "The buses").
+    func checkDaemon() throws(StoreError) {
+        guard let daemon = connection.daemon else {
+            throw StoreError(.notAvailable, "the session bus does not say which process serves it; the Secret Service is not provided")
+        }
+        guard daemon.uid == getuid() || daemon.uid == 0 else {
+            throw StoreError(.notAvailable, "the session bus is served by another user's process (uid \(daemon.uid)); the Secret Service is not provided")
+        }
+        let process = ClientProcess(pid: daemon.pid, pidfd: ClientProcess.openPidfd(daemon.pid))
+        if let why = SystemProgram.busDaemon.refusal(process) {
+            throw StoreError(.notAvailable, "the session bus is not served by a genuine bus daemon (\(why)); the Secret Service is not provided")
+        }
     }
 
     /// The object at `path`, with the alias `default` naming the default keychain as it is now.

@@ -56,3 +56,16 @@ func runProbe(path: String) -> Never {
         exit(1)
     }
 }
+
+/// Asks the agent at SOCKET to stop, as a program that is not an administrator program:
+/// "stopped", or "refused MESSAGE".
+func runStopRequest(path: String) -> Never {
+    do {
+        _ = try AgentClient(socket: AgentSocket(path: path)).send(.shutdown)
+        say("stopped")
+        exit(0)
+    } catch {
+        say("refused \(error.message)")
+        exit(1)
+    }
+}

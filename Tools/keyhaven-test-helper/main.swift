@@ -27,6 +27,7 @@
 //   keyhaven-test-helper listen SOCKET           a fake agent: prints "received N" per connection
 //                                                (ListenMode.swift)
 //   keyhaven-test-helper probe SOCKET            connects as the library does: "ok" or the error
+//   keyhaven-test-helper stop SOCKET             asks the agent to stop: "stopped" or "refused ..."
 //   keyhaven-test-helper model NAME THREADS OPERATIONS
 //                                                the concurrency test's worker (ModelMode.swift)
 //   keyhaven-test-helper keys PREFIX COUNT       adds stored P-256 keys, one acknowledgement a line
@@ -39,6 +40,7 @@ import KeychainServicesExtras
 let arguments = CommandLine.arguments
 if arguments.count == 3, arguments[1] == "listen" { runListener(path: arguments[2]) }
 if arguments.count == 3, arguments[1] == "probe" { runProbe(path: arguments[2]) }
+if arguments.count == 3, arguments[1] == "stop" { runStopRequest(path: arguments[2]) }
 if arguments.count > 1, arguments[1] == "groups" {
     print((SecAccessGroupsGetCurrent() as? [String] ?? []).joined(separator: ","))
     exit(0)

@@ -152,10 +152,10 @@ package enum ApplicationIdentityReader {
     }
 
     /// Owned by root and writable by nobody else.
-    static func isRootsAlone(_ info: stat) -> Bool { info.st_uid == 0 && info.st_mode & 0o022 == 0 }
+    package static func isRootsAlone(_ info: stat) -> Bool { info.st_uid == 0 && info.st_mode & 0o022 == 0 }
 
     /// The folder and each above it owned by root and writable by nobody else.
-    static func isProtectedFolder(_ folder: String) -> Bool {
+    package static func isProtectedFolder(_ folder: String) -> Bool {
         var current = folder.isEmpty ? "/" : folder
         while true {
             var info = stat()

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import KeychainModel
+import KeychainStore
+
+/// A program of the system the agent believes on the bus: the Secret portal's frontend
+/// (xdg-desktop-portal) and the session bus's daemon (dbus-daemon, dbus-broker). Believed only
+/// when the process is untampered and runs, as the agent itself sees it, an executable of that
+/// name that root alone can change, in folders root alone can change: a name on the bus, or a
+/// program the user built or copied, is not enough (docs/threat-model.md, "The buses").
+package struct SystemProgram: Sendable {
+    /// The executable's file names that count.
+    package let names: Set<String>
+    /// What the program is, for messages.
+    package let role: String
+
+    package static let portalFrontend = SystemProgram(names: ["xdg-desktop-portal"], role: "xdg-desktop-portal")
+    package static let busDaemon = SystemProgram(names: ["dbus-daemon", "dbus-broker"], role: "the session bus's daemon (dbus-daemon or dbus-broker)")
+
+    /// Nil when `client` runs this program; else why not, for the refusal's message.
+    package func refusal(_ client: ClientProcess) -> String? {
+        refusal(client.identity())
+    }
+
+    /// Nil when `identity` (a running process's) is this program; else why not.
+    package func refusal(_ identity: ApplicationIdentity) -> String? {
+        let name = identity.path.split(separator: "/").last.map(String.init) ?? ""
+        guard names.contains(name) else { return "it runs \(identity.path.isEmpty ? "a program that cannot be read" : identity.path), not \(role)" }
+        guard identity.isPathVerified else { return "its program \(identity.path) is not the file at that path in the agent's view" }
+        guard !identity.isTampered else { return "\(identity.path) runs with code that is not its own, or under a debugger" }
+        var info = stat()
+        guard stat(identity.path, &info) == 0, ApplicationIdentityReader.isRootsAlone(info),
+              ApplicationIdentityReader.isProtectedFolder(String(identity.path[..<(identity.path.lastIndex(of: "/") ?? identity.path.startIndex)])) else {
+            return "\(identity.path) is not a program only root can change"
+        }
+        return nil
+    }
+}
