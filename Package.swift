@@ -376,7 +376,7 @@ let linuxTargets: [Target] = [
     // The Secret Service provider with real clients on a private session bus.
     .testTarget(
         name: "KeyhavenSecretServiceTests",
-        dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend"],
+        dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenSecretService", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend"],
         swiftSettings: strictSwift
     ),
     // Secret Service sessions' cryptography and the item mapping, without a bus.

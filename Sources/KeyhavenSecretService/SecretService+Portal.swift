@@ -5,6 +5,7 @@ import Crypto
 import FoundationEssentials
 import KeychainModel
 import KeychainStore
+import KeyhavenAgent
 import KeyhavenDBus
 
 extension SecretService {
@@ -28,6 +29,12 @@ extension SecretService {
         try method.expect(SecretPortal.interface, "RetrieveSecret", "osha{sv}")
         guard fromFrontend else {
             throw .accessDenied("only the portal's frontend (\(SecretPortal.frontend)) may ask for an application's secret")
+        }
+        // The name alone is anyone's who takes it first (or queues for it): its owner must be
+        // xdg-desktop-portal itself, pinned when it joined the bus and checked at every call.
+        guard let identity = try context(method.call).identity else { throw .accessDenied("the caller's program cannot be read") }
+        if let why = SystemProgram.portalFrontend.refusal(identity) {
+            throw .accessDenied("only xdg-desktop-portal may ask for an application's secret, and the owner of \(SecretPortal.frontend) is not: \(why)")
         }
         guard let appID = method.arguments[1].stringValue, SecretPortal.isApplicationID(appID) else {
             throw .invalidArguments("the application id is empty or not an application id")
