@@ -46,6 +46,7 @@ struct TPMSealer: HardwareSealer {
         case .foreignObject:
             return StoreError(.decode, "the keychain is bound to another TPM, or this TPM was cleared since: it cannot be opened here")
         case .unreachable: return StoreError(.notAvailable, "the keychain is bound to the TPM, and no TPM answers: \(error.message)")
+        case .resources: return StoreError(.notAvailable, "the keychain is bound to the TPM, and the TPM cannot serve it now: \(error.message)")
         default: return error.storeError
         }
     }

@@ -171,7 +171,8 @@ struct SetKeychainSettings: ParsableCommand {
             let path = try session.path(keychain)
             if tpm || noTPM {
                 let hasPassword = try session.send(.status(keychain: path)).status?.hasPassword == true
-                var secret = hasPassword ? try PasswordInput.resolveOrAsk(password, prompt: "password for \(path): ") : []
+                var secret = hasPassword ? try PasswordInput.resolveOrAsk(password, prompt: "password for \(path): ",
+                                                                          needed: tpm ? "--tpm" : "--no-tpm") : []
                 defer { zeroize(&secret) }
                 try session.send(.setBound(keychain: path, password: hasPassword ? Data(secret) : nil, bound: tpm))
                 // The binding alone: the lock settings change only when asked for too.

@@ -27,6 +27,24 @@ package enum PasswordInput {
         return try read(prompt: prompt)
     }
 
+    /// The password an option gave, or else one asked for; with no terminal and nothing on
+    /// standard input (not even an empty line), an error that says `needed` needs it, rather than
+    /// an empty password the keychain then refuses as wrong.
+    package static func resolveOrAsk(_ value: String?, prompt: String, needed: String) throws(StoreError) -> [UInt8] {
+        if let given = try resolve(value, prompt: prompt) { return given }
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        if tty >= 0 {
+            close(tty)
+            return try read(prompt: prompt)
+        }
+        var line: [UInt8] = []
+        guard try readLine(fd: 0, into: &line) else {
+            throw StoreError(.interactionNotAllowed, "\(needed) needs the keychain's password: give it with -p, or on standard input "
+                             + "(there is no terminal to ask on)")
+        }
+        return line
+    }
+
     /// Asks on the terminal without echo; reads standard input when there is no terminal.
     package static func read(prompt: String) throws(StoreError) -> [UInt8] {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
@@ -49,15 +67,24 @@ package enum PasswordInput {
 
     private static func readLine(fd: Int32) throws(StoreError) -> [UInt8] {
         var line: [UInt8] = []
+        _ = try readLine(fd: fd, into: &line)
+        return line
+    }
+
+    /// Reads one line into `line`; false when the input ended before any byte (no line at all).
+    private static func readLine(fd: Int32, into line: inout [UInt8]) throws(StoreError) -> Bool {
         var byte: UInt8 = 0
+        var readAny = false
         while true {
             let n = Glibc.read(fd, &byte, 1)
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 || byte == 0x0A { break }
+            if n <= 0 { break }
+            readAny = true
+            if byte == 0x0A { break }
             line.append(byte)
             guard line.count <= 1 << 20 else { zeroize(&line); throw StoreError(.dataTooLarge, "the password is too long") }
         }
         if line.last == 0x0D { line.removeLast() }
-        return line
+        return readAny
     }
 }

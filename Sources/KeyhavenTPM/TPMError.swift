@@ -6,7 +6,7 @@ import KeychainModel
 package struct TPMError: Error, Sendable, CustomStringConvertible {
     package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Backing: Hashable, Sendable {
-            case unreachable, lockout, authFailed, foreignObject, failed
+            case unreachable, lockout, authFailed, foreignObject, resources, failed
         }
         private let backing: Backing
         private init(_ backing: Backing) { self.backing = backing }
@@ -19,6 +19,10 @@ package struct TPMError: Error, Sendable, CustomStringConvertible {
         package static let authFailed = Code(.authFailed)
         /// The TPM cannot open an object: another TPM made it, or this one was cleared since.
         package static let foreignObject = Code(.foreignObject)
+        /// The TPM has no room for another object or session, or a handle the connection holds is no
+        /// longer the object it was (another program flushed it, or the TPM restarted): the
+        /// connection's state is stale, not the keychain.
+        package static let resources = Code(.resources)
         /// The TPM refused the command for another reason.
         package static let failed = Code(.failed)
 
@@ -41,6 +45,9 @@ package struct TPMError: Error, Sendable, CustomStringConvertible {
         case (0, 0x921): code = .lockout                         // TPM_RC_LOCKOUT
         case (0, 0x08e), (0, 0x0a2): code = .authFailed          // TPM_RC_AUTH_FAIL, TPM_RC_BAD_AUTH
         case (10, _): code = .unreachable                         // the TCTI layer: the connection
+        // TPM_RC_HANDLE; TPM_RC_CONTEXT_GAP, _OBJECT_MEMORY, _SESSION_MEMORY, _MEMORY,
+        // _SESSION_HANDLES, _OBJECT_HANDLES, TPM_RC_REFERENCE_H0 to _H6 and _S0 to _S6.
+        case (0, 0x08b), (0, 0x901...0x906), (0, 0x910...0x91e): code = .resources
         default: code = .failed
         }
         self.init(code, "\(what): \(Self.decode(rc))")
@@ -51,12 +58,12 @@ package struct TPMError: Error, Sendable, CustomStringConvertible {
 
     package var description: String { "TPMError(\(code)): \(message)" }
 
-    /// The keychain's error for this failure: no TPM is errSecNotAvailable, a lockout or a wrong
+    /// The keychain's error for this failure: no TPM, or a TPM without room, is errSecNotAvailable, a lockout or a wrong
     /// password errSecAuthFailed (the message says which), an object of another TPM errSecDecode,
     /// anything else errSecInternal (the agent's internal error).
     package var storeError: StoreError {
         switch code {
-        case .unreachable: return StoreError(.notAvailable, message)
+        case .unreachable, .resources: return StoreError(.notAvailable, message)
         case .lockout, .authFailed: return StoreError(.authFailed, message)
         case .foreignObject: return StoreError(.decode, message)
         default: return StoreError(.internalError, message)

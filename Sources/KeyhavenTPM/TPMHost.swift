@@ -21,18 +21,31 @@ package final class TPMHost: Sendable {
         setenv("TSS2_LOG", "all+none", 0)
     }
 
-    /// Runs `body` with the connection, one caller at a time.
+    /// Runs `body` with the connection, one caller at a time. A connection whose handles went
+    /// stale (another program flushed the storage key, the TPM ran out of room for objects) is
+    /// dropped and `body` runs once more on a new one; one that fails is dropped.
     package func use<T: Sendable>(_ body: (TPMConnection) throws(TPMError) -> T) throws(TPMError) -> T {
         try connection.withLock { (held) throws(TPMError) -> T in
-            let current: TPMConnection
-            if let held { current = held } else { current = try TPMConnection(tcti: tcti()) }
-            held = current
-            do throws(TPMError) {
-                return try body(current)
-            } catch {
-                if error.code == .unreachable { held = nil }
-                throw error
+            for attempt in 1...2 {
+                let current: TPMConnection
+                if let held { current = held } else { current = try TPMConnection(tcti: tcti()) }
+                held = current
+                do throws(TPMError) {
+                    return try body(current)
+                } catch where error.code == .resources && attempt == 1 {
+                    held = nil
+                } catch {
+                    if error.code == .unreachable || error.code == .resources { held = nil }
+                    throw error
+                }
             }
+            throw TPMError(.failed, "unreachable: the second attempt returns or throws")
         }
+    }
+
+    /// Flushes what the connection loaded (the storage key) and closes it: the agent's last use,
+    /// so that a TPM without a resource manager keeps no object of an agent that has stopped.
+    package func close() {
+        connection.withLock { $0 = nil }
     }
 }

@@ -129,6 +129,8 @@ do {
     let syncing = Task.detached { await sync.run() }
     server.run()
     syncing.cancel()
+    // A TPM without a resource manager keeps what the agent loaded until it is flushed.
+    service.tpm.close()
 } catch {
     // Everything above throws StoreError only.
     say("keyhavend: \(error.message)", to: 2)

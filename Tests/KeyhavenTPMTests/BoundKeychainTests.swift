@@ -54,6 +54,48 @@ struct BoundKeychainTests {
         #expect(try owner.run("find-generic-password", "-s", "svc", "-w", "work").output == "bound secret\n")
     }
 
+    @Test("On a TPM without a resource manager, each agent flushes what it loaded when it stops: four agents in turn each unlock a bound keychain; agents killed before they could flush leave a TPM without room, said as such (not as another TPM's), and once another program flushes it the keychain opens")
+    func agentsComeAndGo() throws {
+        let tpm = try TestTPM()
+        defer { tpm.remove() }
+        var runner = try CommandRunner()
+        runner.extraEnvironment["KEYHAVEN_TPM"] = tpm.tcti
+        defer { runner.finish() }
+        #expect(try runner.run("create-keychain", "-p", "pw", "--tpm", "work").status == 0)
+        #expect(try runner.run("add-generic-password", "-s", "svc", "-a", "acct", "-w", "bound secret", "work").status == 0)
+        // Binding a keychain with a password, with no -p and no terminal: it says what it needs.
+        #expect(try runner.run("create-keychain", "-p", "pw2", "plain").status == 0)
+        let unasked = try runner.run("set-keychain-settings", "--tpm", "plain")
+        #expect(unasked.status != 0 && unasked.error.contains("--tpm needs the keychain's password: give it with -p"), "\(unasked.error)")
+        #expect(try runner.run("agent", "stop").status == 0)
+        func transientObjects() throws -> Int {
+            try tpm.tools("tpm2_getcap", "handles-transient").output.split(separator: "\n").filter { $0.contains("0x80") }.count
+        }
+        for cycle in 1...4 {
+            let unlocked = try runner.run("unlock-keychain", "-p", "pw", "work")
+            #expect(unlocked.status == 0, "agent \(cycle): \(unlocked.error)")
+            #expect(try runner.run("find-generic-password", "-s", "svc", "-w", "work").output == "bound secret\n", "agent \(cycle)")
+            #expect(try runner.run("agent", "stop").status == 0)
+            #expect(try transientObjects() == 0, "agent \(cycle) left objects in the TPM")
+        }
+        // Agents killed with their storage keys loaded: the TPM fills up.
+        for _ in 1...3 {
+            _ = try runner.run("unlock-keychain", "-p", "pw", "work")
+            let status = try runner.run("agent", "status").output
+            let pid = status.split(separator: " ").first { $0.hasSuffix(")") }.flatMap { Int32($0.dropLast()) }
+            if let pid { kill(pid, SIGKILL) }
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        let full = try runner.run("unlock-keychain", "-p", "pw", "work")
+        #expect(full.status != 0 && !full.error.contains("another TPM") && full.error.contains("cannot serve it now"), "\(full.status) \(full.error)")
+        #expect(try runner.run("agent", "stop").status == 0)
+        let flushed = try tpm.tools("tpm2_flushcontext", "-t")
+        #expect(flushed.status == 0, "\(flushed.error)")
+        let opened = try runner.run("unlock-keychain", "-p", "pw", "work")
+        #expect(opened.status == 0, "\(opened.error)")
+        #expect(try runner.run("find-generic-password", "-s", "svc", "-w", "work").output == "bound secret\n")
+    }
+
     @Test("Past the TPM's limit of wrong passwords the right one is refused, exit status 75 and \"locked out\" with the time; it opens once the lockout passes")
     func lockout() throws {
         let tpm = try TestTPM()
