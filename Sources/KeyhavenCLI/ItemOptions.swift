@@ -98,22 +98,24 @@ struct ShowMode: Equatable, Sendable {
 /// security(1)'s access options on the commands that add items: which programs the new item trusts.
 package struct AccessOptions: ParsableArguments {
     @Option(name: .customShort("T"), help: ArgumentHelp(
-        "A program that may use the item without a prompt (repeat for more; '' for none, not even keyhaven).",
+        "A program that may use the item without a prompt (repeat for more; '' for none, not even keyhaven; with '' among them, the others alone).",
         valueName: "program"))
     package var trustedApplications: [String] = []
     @Flag(name: .customShort("A"), help: "Any program may use the item without a prompt (not recommended).") package var anyApplication = false
 
     package init() {}
 
-    /// The item's access object: keyhaven itself and each -T program; every program with -A. Warns
-    /// of a -T program in a folder the user can write.
+    /// The item's access object: keyhaven itself and each -T program, or with a `-T ''` among
+    /// them the -T programs alone; every program with -A. Warns of a -T program in a folder the
+    /// user can write.
     package var itemAccess: ItemAccess {
         if anyApplication { return ItemAccess(anyApplication: true) }
-        if trustedApplications == [""] { return ItemAccess() }
         let named = trustedApplications.filter { !$0.isEmpty }.map { path in
             TrustedApplication(path: path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path, digest: Data())
         }
         for application in named { if let warning = AccessLimits.writableFolderWarning(application.path) { printError(warning) } }
-        return ItemAccess(applications: [.caller] + named)
+        // `-T ''`: not even keyhaven (nor, through it, the other keyhaven programs).
+        let trustsCaller = !trustedApplications.contains("")
+        return ItemAccess(applications: (trustsCaller ? [.caller] : []) + named)
     }
 }

@@ -177,6 +177,22 @@ struct AccessControlTests {
         #expect(listed.output.contains(s.copy) && listed.output.contains(s.helper))
     }
 
+    @Test("add-generic-password -T '' -T PROGRAM trusts PROGRAM alone, not keyhaven or the other keyhaven programs; without -T '' keyhaven is trusted too")
+    func emptyThenProgram() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        #expect(try s.runner.run("add-generic-password", "-s", "access", "-a", "alone", "-w", "x", "-T", "", "-T", s.copy).status == 0)
+        let alone = try s.runner.run("access", "list", "-s", "access", "-a", "alone").output
+        let applications = alone.split(separator: "\n").filter { $0.hasPrefix("    \"") }
+        #expect(applications.count == 1 && applications[0].hasPrefix("    \"\(s.copy)\""), "\(alone)")
+        // keyhaven itself is not trusted: with no one to ask, it is refused the password.
+        #expect(try s.runner.run("find-generic-password", "-s", "access", "-a", "alone", "-w").status != 0)
+        #expect(try s.runner.run("add-generic-password", "-s", "access", "-a", "both", "-w", "x", "-T", s.copy).status == 0)
+        let both = try s.runner.run("access", "list", "-s", "access", "-a", "both").output
+        #expect(both.contains("/keyhaven\"") && both.contains(s.copy), "\(both)")
+        #expect(try s.runner.run("find-generic-password", "-s", "access", "-a", "both", "-w").output == "x\n")
+    }
+
     @Test("A modified creator is a new application: prompted for its own items")
     func modifiedCreator() throws {
         let s = try Setup()
