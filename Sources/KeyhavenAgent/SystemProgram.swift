@@ -32,8 +32,7 @@ package struct SystemProgram: Sendable {
         guard identity.isPathVerified else { return "its program \(identity.path) is not the file at that path in the agent's view" }
         guard !identity.isTampered else { return "\(identity.path) runs with code that is not its own, or under a debugger" }
         var info = stat()
-        guard stat(identity.path, &info) == 0, ApplicationIdentityReader.isRootsAlone(info),
-              ApplicationIdentityReader.isProtectedFolder(String(identity.path[..<(identity.path.lastIndex(of: "/") ?? identity.path.startIndex)])) else {
+        guard stat(identity.path, &info) == 0, ApplicationIdentityReader.isRootsProgram(info, path: identity.path) else {
             return "\(identity.path) is not a program only root can change"
         }
         return nil

@@ -32,23 +32,25 @@ package enum PasswordInput {
     /// an empty password the keychain then refuses as wrong.
     package static func resolveOrAsk(_ value: String?, prompt: String, needed: String) throws(StoreError) -> [UInt8] {
         if let given = try resolve(value, prompt: prompt) { return given }
-        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
-        if tty >= 0 {
-            close(tty)
-            return try read(prompt: prompt)
-        }
-        var line: [UInt8] = []
-        guard try readLine(fd: 0, into: &line) else {
+        guard let asked = try ask(prompt: prompt) else {
             throw StoreError(.interactionNotAllowed, "\(needed) needs the keychain's password: give it with -p, or on standard input "
                              + "(there is no terminal to ask on)")
         }
-        return line
+        return asked
     }
 
     /// Asks on the terminal without echo; reads standard input when there is no terminal.
     package static func read(prompt: String) throws(StoreError) -> [UInt8] {
+        try ask(prompt: prompt) ?? []
+    }
+
+    /// ``read(prompt:)``, nil when there is no terminal and standard input holds no line at all.
+    private static func ask(prompt: String) throws(StoreError) -> [UInt8]? {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
-        guard tty >= 0 else { return try readLine(fd: 0) }
+        guard tty >= 0 else {
+            var line: [UInt8] = []
+            return try readLine(fd: 0, into: &line) ? line : nil
+        }
         defer { close(tty) }
         var saved = termios()
         let isTerminal = tcgetattr(tty, &saved) == 0

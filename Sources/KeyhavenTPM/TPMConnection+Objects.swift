@@ -158,8 +158,8 @@ extension TPMConnection {
             // Only a blob this storage parent cannot open is another TPM's (or a cleared one's):
             // TPM_RC_INTEGRITY, TPM_RC_KEY, TPM_RC_BINDING, TPM_RC_SIZE. Anything else (no room, a
             // stale handle) says nothing about the keychain and is reported as it is.
-            let number = rc & 0x80 != 0 ? 0x80 | (rc & 0x3f) : rc & 0xfff
-            guard rc >> 16 == 0, [0x09f, 0x09c, 0x0a5, 0x095].contains(number) else { throw error }
+            let (layer, number) = TPMError.layerAndNumber(rc)
+            guard layer == 0, [0x09f, 0x09c, 0x0a5, 0x095].contains(number) else { throw error }
             throw TPMError(.foreignObject, "this TPM cannot open the object: another TPM made it, or this TPM was cleared since "
                            + "(\(TPMError.decode(rc)))")
         }

@@ -38,10 +38,8 @@ package struct TPMError: Error, Sendable, CustomStringConvertible {
 
     /// The error of a failed ESAPI call: `what` failed, in tpm2-tss's decoding of `rc`.
     package init(_ what: String, rc: TSS2_RC) {
-        // A format-one code carries the handle, parameter or session it is about: its number alone.
-        let number = rc & 0x80 != 0 ? 0x80 | (rc & 0x3f) : rc & 0xfff
         let code: Code
-        switch (rc >> 16, number) {
+        switch Self.layerAndNumber(rc) {
         case (0, 0x921): code = .lockout                         // TPM_RC_LOCKOUT
         case (0, 0x08e), (0, 0x0a2): code = .authFailed          // TPM_RC_AUTH_FAIL, TPM_RC_BAD_AUTH
         case (10, _): code = .unreachable                         // the TCTI layer: the connection
@@ -51,6 +49,12 @@ package struct TPMError: Error, Sendable, CustomStringConvertible {
         default: code = .failed
         }
         self.init(code, "\(what): \(Self.decode(rc))")
+    }
+
+    /// The layer (0: the TPM itself) and the response code's number: a format-one code carries the
+    /// handle, parameter or session it is about, which is left out.
+    static func layerAndNumber(_ rc: TSS2_RC) -> (UInt32, UInt32) {
+        (rc >> 16, rc & 0x80 != 0 ? 0x80 | (rc & 0x3f) : rc & 0xfff)
     }
 
     /// tpm2-tss's words for a response code.

@@ -147,15 +147,20 @@ package enum ApplicationIdentityReader {
     /// verified): the user is not root, the file is root's alone, and so is every folder above it
     /// (so it cannot be renamed or replaced).
     static func isProtected(_ file: stat, path: String) -> Bool {
-        guard getuid() != 0, isRootsAlone(file) else { return false }
-        return isProtectedFolder(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
+        getuid() != 0 && isRootsProgram(file, path: path)
+    }
+
+    /// Whether only root can change the program `file` at `path`: the file is root's alone, and
+    /// so is every folder above it. Unlike ``isProtected(_:path:)``, whoever asks, root too.
+    package static func isRootsProgram(_ file: stat, path: String) -> Bool {
+        isRootsAlone(file) && isProtectedFolder(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
     }
 
     /// Owned by root and writable by nobody else.
-    package static func isRootsAlone(_ info: stat) -> Bool { info.st_uid == 0 && info.st_mode & 0o022 == 0 }
+    static func isRootsAlone(_ info: stat) -> Bool { info.st_uid == 0 && info.st_mode & 0o022 == 0 }
 
     /// The folder and each above it owned by root and writable by nobody else.
-    package static func isProtectedFolder(_ folder: String) -> Bool {
+    static func isProtectedFolder(_ folder: String) -> Bool {
         var current = folder.isEmpty ? "/" : folder
         while true {
             var info = stat()
