@@ -21,14 +21,19 @@ public func SecKeychainChangePassword(_ keychain: SecKeychain?, _ oldPasswordLen
 
 /// Writes a backup of a keychain (nil: the default) to a new file at `destinationPath`: a keychain
 /// that opens with the password alone on any machine, without the ThisDeviceOnly items and
-/// without any key bound to this machine. The keychain needs a password (`errSecParam` otherwise)
-/// and must be unlocked (`errSecInteractionNotAllowed` otherwise);
-/// `errSecDuplicateKeychain` if the destination exists. Open the backup with `SecKeychainOpen` and
-/// `SecKeychainUnlock`.
+/// without any key bound to this machine or its TPM. The keychain needs a password (`errSecParam`
+/// otherwise), `password` must be it (`errSecAuthFailed` otherwise; a bound keychain's TPM counts
+/// the failure), and it must be unlocked (`errSecInteractionNotAllowed` otherwise);
+/// `errSecDuplicateKeychain` if the destination exists. Through the agent, only the administrator
+/// programs (`keyhaven`, Keychain Access) may ask: any other gets `errSecAuthFailed`. Open the
+/// backup with `SecKeychainOpen` and `SecKeychainUnlock`.
 @discardableResult
-public func SecKeychainBackup(_ keychain: SecKeychain?, _ destinationPath: UnsafePointer<CChar>) -> OSStatus {
+public func SecKeychainBackup(_ keychain: SecKeychain?, _ passwordLength: UInt32, _ password: UnsafeRawPointer?,
+                              _ destinationPath: UnsafePointer<CChar>) -> OSStatus {
     let destination = String(cString: destinationPath)
-    return withDatabase(keychain) { database throws(StoreError) in try database.backup(to: destination) }
+    var secret = bytes(password, passwordLength)
+    defer { zeroize(&secret) }
+    return withDatabase(keychain) { database throws(StoreError) in try database.backup(to: destination, password: secret) }
 }
 
 /// Runs `body` on the keychain a reference names (nil: the default), as an `OSStatus`.

@@ -213,8 +213,15 @@ package struct AgentService: Sendable {
             response.count = try setAccess(in: try databases(keychains), query: query, change: change, password: password)
         case .grants(let change, let password):
             response.grants = try changeGrants(change, password: password)
-        case .backup(let keychain, let destination):
-            try database(keychain).backup(to: destination)
+        case .backup(let keychain, let destination, let password):
+            // A backup is a copy that no TPM and no access list guards: only the administrator
+            // programs ask for one (docs/tpm.md, "Backups").
+            guard context.client == nil || context.isAdministrator else {
+                throw StoreError(.authFailed, "only the keyhaven command and Keychain Access may back up a keychain")
+            }
+            var secret = Array(password)
+            defer { zeroize(&secret) }
+            try database(keychain).backup(to: destination, password: secret)
         case .shutdown:
             // Any program of the user can signal the agent; none but the administrator programs
             // stops it by asking (docs/threat-model.md, "The buses").

@@ -55,7 +55,9 @@ package struct AgentKeychain: KeychainBackend {
     }
     package func currentLockSettings() throws(StoreError) -> LockSettings { try send(.settings(keychain: path)).settings ?? LockSettings() }
     package func setLockSettings(_ settings: LockSettings) throws(StoreError) { _ = try send(.setSettings(keychain: path, settings: settings)) }
-    package func backup(to destination: String) throws(StoreError) { _ = try send(.backup(keychain: path, destination: destination)) }
+    package func backup(to destination: String, password: [UInt8]) throws(StoreError) {
+        _ = try send(.backup(keychain: path, destination: destination, password: Data(password)))
+    }
 
     /// Runs an operation with a key stored in this keychain, inside the agent; its result.
     package func keyOperation(_ request: KeyOperationRequest, caller: Caller) throws(StoreError) -> Data {

@@ -19,7 +19,9 @@ package enum AgentRequest: Sendable {
     case find(keychains: [String], query: ItemQuery, caller: Caller, withSecrets: Bool, withAttributes: Bool = true)
     case update(keychains: [String], query: ItemQuery, changes: ItemChanges, caller: Caller)
     case delete(keychains: [String], query: ItemQuery, caller: Caller, makeTombstones: Bool)
-    case backup(keychain: String, destination: String)
+    /// Writes a backup of the keychain to `destination`, given its password (checked by the TPM
+    /// for a bound keychain). Only the administrator programs may send it.
+    case backup(keychain: String, destination: String, password: Data)
     case shutdown
     /// An operation with a stored key, found in the first of `keychains` that has it.
     case keyOperation(keychains: [String], request: KeyOperationRequest, caller: Caller)
@@ -236,8 +238,8 @@ extension AgentRequest: WireCodable {
             w.array(keychains); query.write(to: &w); changes.write(to: &w); caller.write(to: &w)
         case .delete(let keychains, let query, let caller, let makeTombstones):
             w.array(keychains); query.write(to: &w); caller.write(to: &w); makeTombstones.write(to: &w)
-        case .backup(let keychain, let destination):
-            keychain.write(to: &w); destination.write(to: &w)
+        case .backup(let keychain, let destination, let password):
+            keychain.write(to: &w); destination.write(to: &w); password.write(to: &w)
         case .keyOperation(let keychains, let request, let caller):
             w.array(keychains); request.write(to: &w); caller.write(to: &w)
         case .setAccess(let keychains, let query, let change, let password):
@@ -275,7 +277,7 @@ extension AgentRequest: WireCodable {
         case .delete:
             self = .delete(keychains: try r.array(of: String.self), query: try ItemQuery(from: &r), caller: try Caller(from: &r),
                            makeTombstones: try Bool(from: &r))
-        case .backup: self = .backup(keychain: try String(from: &r), destination: try String(from: &r))
+        case .backup: self = .backup(keychain: try String(from: &r), destination: try String(from: &r), password: try Data(from: &r))
         case .shutdown: self = .shutdown
         case .keyOperation:
             self = .keyOperation(keychains: try r.array(of: String.self), request: try KeyOperationRequest(from: &r), caller: try Caller(from: &r))
@@ -339,7 +341,7 @@ extension AgentResponse: WireCodable {
 /// The frame format: a 4-byte big-endian length, then that many bytes: the protocol version
 /// (one byte), the keychain home the sender means (optional text), and the body.
 package enum AgentFraming {
-    package static let version: UInt8 = 5
+    package static let version: UInt8 = 6
     /// The largest answer a client accepts (many items at once); a larger length ends the connection.
     package static let maximumFrame = 48 << 20
     /// The largest request the agent accepts: one item's largest secret (16 MiB) and attributes.

@@ -26,6 +26,7 @@ struct CreateKeychain: ParsableCommand {
             if tpm {
                 do throws(StoreError) {
                     try session.send(.setBound(keychain: path, password: secret.isEmpty ? nil : Data(secret), bound: true))
+                    if let status = try? TPMCommand.status(session) { TPMCommand.warnOfEmptyLockout(status) }
                 } catch {
                     // Nothing half-made: no TPM, no keychain.
                     _ = try? session.send(.deleteKeychain(keychain: path))
@@ -175,6 +176,7 @@ struct SetKeychainSettings: ParsableCommand {
                                                                           needed: tpm ? "--tpm" : "--no-tpm") : []
                 defer { zeroize(&secret) }
                 try session.send(.setBound(keychain: path, password: hasPassword ? Data(secret) : nil, bound: tpm))
+                if tpm, let status = try? TPMCommand.status(session) { TPMCommand.warnOfEmptyLockout(status) }
                 // The binding alone: the lock settings change only when asked for too.
                 guard lockOnSleep || lockAfterTimeout || timeout != nil else { return }
             }
@@ -209,10 +211,14 @@ struct BackupKeychain: ParsableCommand {
         commandName: "backup-keychain",
         abstract: "Write a backup of a keychain that opens on another machine with its password (a Linux addition, like SecKeychainBackup).",
         discussion: """
-            The keychain must have a password and be unlocked. FILE must not exist; it is created 0600. \
-            The backup holds every item but the ThisDeviceOnly ones. On the other machine, put FILE in the \
+            The keychain must have a password and be unlocked, and the command needs that password \
+            (a bound keychain's is checked by the TPM, which counts a wrong one). FILE must not exist; \
+            it is created 0600. The backup holds every item but the ThisDeviceOnly ones, and is not \
+            bound to the TPM: its password alone opens it. On the other machine, put FILE in the \
             keychain folder (or name it by its path) and unlock it with the password: it is adopted there.
             """).underKeyhaven
+    @Option(name: .customShort("p"), help: "The keychain's password (omit to be asked; - reads a line from standard input).")
+    var password: String?
     @Argument(help: "The keychain (a name in the keychain folder, or a path).") var keychain: String
     @Argument(help: "The backup file to create.") var file: String
 
@@ -222,7 +228,9 @@ struct BackupKeychain: ParsableCommand {
             let path = try session.path(keychain)
             // The agent writes the file: it is given a path that does not depend on its folder.
             let destination = file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file
-            try session.send(.backup(keychain: path, destination: destination))
+            var secret = try PasswordInput.resolveOrAsk(password, prompt: "password for \(path): ", needed: "backup-keychain")
+            defer { zeroize(&secret) }
+            try session.send(.backup(keychain: path, destination: destination, password: Data(secret)))
         }
     }
 }

@@ -20,10 +20,7 @@ struct TPMCommand: ParsableCommand {
 
         func run() throws {
             try perform("tpm status") { () throws(StoreError) in
-                let session = try Session.open()
-                guard let bytes = try session.send(.tpmStatus).data else { throw StoreError(.internalError, "the agent answered no status") }
-                let status: TPMStatus
-                do throws(CodecError) { status = try TPMStatus(wireBytes: Array(bytes)) } catch { throw StoreError(error) }
+                let status = try TPMCommand.status(try Session.open())
                 printLine("TPM: reachable through \(status.tcti)")
                 printLine("Manufacturer: \(status.manufacturer)" + (status.vendor.isEmpty ? "" : " (\(status.vendor))"))
                 printLine("Firmware: \(status.firmware) (0x\(hex(status.firmware1)) 0x\(hex(status.firmware2)))")
@@ -32,6 +29,10 @@ struct TPMCommand: ParsableCommand {
                 printLine("Lockout recovery: \(status.lockoutRecovery) s")
                 printLine(status.inLockout ? "Locked out: authorizations are refused for up to \(status.recoveryTime) s"
                                            : "Not locked out")
+                printLine(status.lockoutAuthorizationSet
+                          ? "Lockout authorization: set (only who knows it resets the counter)"
+                          : "Lockout authorization: empty (any program that reaches the TPM resets the counter)")
+                TPMCommand.warnOfEmptyLockout(status)
             }
         }
 
@@ -39,5 +40,17 @@ struct TPMCommand: ParsableCommand {
             let digits = String(value, radix: 16)
             return String(repeating: "0", count: 8 - digits.count) + digits
         }
+    }
+
+    /// The TPM's status, as the agent reads it.
+    static func status(_ session: Session) throws(StoreError) -> TPMStatus {
+        guard let bytes = try session.send(.tpmStatus).data else { throw StoreError(.internalError, "the agent answered no status") }
+        do throws(CodecError) { return try TPMStatus(wireBytes: Array(bytes)) } catch { throw StoreError(error) }
+    }
+
+    /// Warns on standard error while the lockout authorization is empty: the TPM's count of wrong
+    /// passwords, the binding's point, is then anyone's to reset (docs/tpm.md).
+    static func warnOfEmptyLockout(_ status: TPMStatus) {
+        if !status.lockoutAuthorizationSet { printError("keyhaven: warning: " + TPMStatus.emptyLockoutAuthorization) }
     }
 }

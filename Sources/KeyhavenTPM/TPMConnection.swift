@@ -75,7 +75,8 @@ package final class TPMConnection {
                          firmware1: fixed[fixedGroup + 11] ?? 0, firmware2: fixed[fixedGroup + 12] ?? 0,
                          failedTries: variable[variableGroup + 14] ?? 0, maxTries: variable[variableGroup + 15] ?? 0,
                          recoveryTime: variable[variableGroup + 16] ?? 0, lockoutRecovery: variable[variableGroup + 17] ?? 0,
-                         inLockout: (variable[variableGroup] ?? 0) & 0x200 != 0)
+                         inLockout: (variable[variableGroup] ?? 0) & 0x200 != 0,
+                         lockoutAuthorizationSet: (variable[variableGroup] ?? 0) & 0x4 != 0)
     }
 
 }

@@ -28,6 +28,11 @@ struct ExtrasTests {
         return SecKeychainUnlock(keychain, UInt32(bytes.count), bytes, true)
     }
 
+    func backUp(_ keychain: SecKeychain, _ password: String, _ destination: String) -> OSStatus {
+        let bytes = Array(password.utf8)
+        return SecKeychainBackup(keychain, UInt32(bytes.count), bytes, destination)
+    }
+
     @Test("The groups a process sets are its groups, in order; elements that are not strings are left out")
     func accessGroups() {
         #expect(SecAccessGroupsGetCurrent() as? [String] == ["first.group", "second.group"])
@@ -55,18 +60,21 @@ struct ExtrasTests {
         #expect(unlock(keychain, "new pw") == errSecSuccess)
     }
 
-    @Test("A backup needs an unlocked keychain with a password, and never overwrites a file")
+    @Test("A backup needs an unlocked keychain with a password, that password, and never overwrites a file")
     func backupPreconditions() throws {
         let keychain = try keychain("saved", password: "pw")
         let home = try #require(TestHome.current).path
         #expect(SecKeychainLock(keychain) == errSecSuccess)
-        #expect(SecKeychainBackup(keychain, home + "/locked-backup") == errSecInteractionNotAllowed)
+        #expect(backUp(keychain, "pw", home + "/locked-backup") == errSecInteractionNotAllowed)
         #expect(!FileManager.default.fileExists(atPath: home + "/locked-backup"))
         #expect(unlock(keychain, "pw") == errSecSuccess)
+        #expect(backUp(keychain, "not pw", home + "/guessed") == errSecAuthFailed)
+        #expect(backUp(keychain, "", home + "/guessed") == errSecAuthFailed)
+        #expect(!FileManager.default.fileExists(atPath: home + "/guessed"))
         #expect(FileManager.default.createFile(atPath: home + "/taken", contents: Data("mine".utf8)))
-        #expect(SecKeychainBackup(keychain, home + "/taken") == errSecDuplicateKeychain)
+        #expect(backUp(keychain, "pw", home + "/taken") == errSecDuplicateKeychain)
         #expect(FileManager.default.contents(atPath: home + "/taken") == Data("mine".utf8))
-        #expect(SecKeychainBackup(keychain, home + "/backup") == errSecSuccess)
+        #expect(backUp(keychain, "pw", home + "/backup") == errSecSuccess)
         var copy: SecKeychain?
         #expect(SecKeychainOpen(home + "/backup", &copy) == errSecSuccess)
         #expect(unlock(try #require(copy), "pw") == errSecSuccess)

@@ -55,7 +55,7 @@ struct DeviceBindingTests {
     func backupToAnotherMachine() throws {
         let keychain = try populatedKeychain("travels")
         let backupFile = TestHome.current!.path + "/travels-backup.keychain-db"
-        #expect(SecKeychainBackup(keychain, backupFile) == errSecSuccess)
+        #expect(backUp(keychain, "secret pw", backupFile) == errSecSuccess)
         let copy = try openOnAnotherMachine(backupFile)
         defer { setenv("KEYHAVEN_HOME", TestHome.current!.path, 1) }
         #expect(status(copy).map { $0 & kSecUnlockStateStatus } == 0)
@@ -94,8 +94,8 @@ struct DeviceBindingTests {
     func backup() throws {
         let keychain = try populatedKeychain("backed-up")
         let destination = TestHome.current!.path + "/backup.keychain-db"
-        #expect(SecKeychainBackup(keychain, destination) == errSecSuccess)
-        #expect(SecKeychainBackup(keychain, destination) == errSecDuplicateKeychain)
+        #expect(backUp(keychain, "secret pw", destination) == errSecSuccess)
+        #expect(backUp(keychain, "secret pw", destination) == errSecDuplicateKeychain)
         #expect((try FileManager.default.attributesOfItem(atPath: destination)[.posixPermissions] as? Int) == 0o600)
         let raw = try SQLiteConnection(path: destination, create: false)
         #expect(try raw.prepare("SELECT keyclass FROM genp ORDER BY rowid").rows().compactMap { $0[0].text } == ["ak", "ck", "dk"])
@@ -108,7 +108,7 @@ struct DeviceBindingTests {
         #expect(["ak", "ck", "dk"].map { readIn(backup, $0) } == [0, 0, 0])
         #expect(readIn(backup, "aku") == errSecItemNotFound)
         let plain = try createKeychain("plain", password: nil)
-        #expect(SecKeychainBackup(plain, TestHome.current!.path + "/plain-backup") == errSecParam)
+        #expect(backUp(plain, "", TestHome.current!.path + "/plain-backup") == errSecParam)
     }
 
     @Test("Changing the password replaces the class keys: an old copy of the file and the old password open nothing written since")

@@ -17,6 +17,11 @@ func unlock(_ keychain: SecKeychain?, _ password: String) -> OSStatus {
     return SecKeychainUnlock(keychain, UInt32(bytes.count), bytes, true)
 }
 
+func backUp(_ keychain: SecKeychain?, _ password: String, _ destination: String) -> OSStatus {
+    let bytes = Array(password.utf8)
+    return SecKeychainBackup(keychain, UInt32(bytes.count), bytes, destination)
+}
+
 func status(_ keychain: SecKeychain?) -> SecKeychainStatus? {
     var value: SecKeychainStatus = 0
     return SecKeychainGetStatus(keychain, &value) == errSecSuccess ? value : nil

@@ -57,7 +57,7 @@ struct AgentProtocolTests {
             .find(keychains: ["/a", "/b"], query: query, caller: caller, withSecrets: true),
             .update(keychains: [], query: query, changes: changes, caller: caller),
             .delete(keychains: ["/a"], query: ItemQuery(itemClass: .internetPassword), caller: caller, makeTombstones: true),
-            .backup(keychain: "/k", destination: "/b"), .shutdown,
+            .backup(keychain: "/k", destination: "/b", password: Data("pw".utf8)), .shutdown,
             .setAccess(keychains: ["/k"], query: query, change: AccessChange(trust: ["/bin/a"], untrust: ["/bin/b"], anyApplication: false),
                        password: Data("pw".utf8)),
             .grants(change: nil, password: nil),

@@ -39,11 +39,11 @@ struct BackupKeychainCommandTests {
         let folder = try TemporaryFolder.make(prefix: "keyhaven-backup")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let backup = folder + "/travels.keychain-db"
-        let made = try k.run("backup-keychain", "travels", backup)
+        let made = try k.run("backup-keychain", "-p", "pw on both", "travels", backup)
         #expect(made.status == 0, "\(made.error)")
         #expect(((try? FileManager.default.attributesOfItem(atPath: backup))?[.posixPermissions] as? Int) == 0o600)
         // Never over an existing file.
-        let again = try k.run("backup-keychain", "travels", backup)
+        let again = try k.run("backup-keychain", "-p", "pw on both", "travels", backup)
         #expect(again.status != 0 && again.error.contains("already exists"))
 
         let (other, otherHome) = try anotherMachine()
@@ -73,20 +73,23 @@ struct BackupKeychainCommandTests {
         #expect(try other.run("find-generic-password", "-a", "ak", "-s", "moving", "-w", "travels").status == 36)
     }
 
-    @Test("backup-keychain refuses a keychain without a password, a locked one and a missing one, and writes nothing")
+    @Test("backup-keychain refuses a keychain without a password, a locked one, a wrong password and a missing keychain, and writes nothing")
     func refusals() throws {
         let k = try CommandRunner()
         defer { k.finish() }
         let folder = try TemporaryFolder.make(prefix: "keyhaven-backup")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(try k.run("create-keychain", "-p", "", "open").status == 0)
-        let open = try k.run("backup-keychain", "open", folder + "/open.keychain-db")
+        let open = try k.run("backup-keychain", "-p", "", "open", folder + "/open.keychain-db")
         #expect(open.status != 0 && open.error.contains("without a password"), "\(open.error)")
         #expect(try k.run("create-keychain", "-p", "pw", "shut").status == 0)
         #expect(try k.run("lock-keychain", "shut").status == 0)
-        let locked = try k.run("backup-keychain", "shut", folder + "/shut.keychain-db")
+        let locked = try k.run("backup-keychain", "-p", "pw", "shut", folder + "/shut.keychain-db")
         #expect(locked.status == 36 && locked.error.contains("unlock"), "\(locked.error)")
-        #expect(try k.run("backup-keychain", "nowhere", folder + "/nowhere.keychain-db").status != 0)
+        #expect(try k.run("unlock-keychain", "-p", "pw", "shut").status == 0)
+        let wrong = try k.run("backup-keychain", "-p", "not pw", "shut", folder + "/shut.keychain-db")
+        #expect(wrong.status == 51, "\(wrong.error)")
+        #expect(try k.run("backup-keychain", "-p", "pw", "nowhere", folder + "/nowhere.keychain-db").status != 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 }

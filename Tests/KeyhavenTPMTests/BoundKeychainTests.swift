@@ -27,7 +27,7 @@ struct BoundKeychainTests {
         #expect(try runner.run("find-generic-password", "-s", "svc", "-w", "work").output == "bound secret\n")
         // A backup is not bound: its password alone opens it anywhere.
         let backup = TestHome.current!.path + "/work-backup.keychain-db"
-        #expect(try runner.run("backup-keychain", "work", backup).status == 0)
+        #expect(try runner.run("backup-keychain", "-p", "right horse", "work", backup).status == 0)
         runner.finish()
 
         // The whole home, device key and all, under another TPM.

@@ -28,8 +28,11 @@ struct TPMStatusTests {
             Lockout counter: 0 of 5 failed authorizations; one is forgotten every 7 s
             Lockout recovery: 11 s
             Not locked out
+            Lockout authorization: empty (any program that reaches the TPM resets the counter)
 
             """, "\(status.output)")
+        #expect(status.error.contains("warning: the TPM's lockout authorization is empty") && status.error.contains("tpm2_changeauth -c lockout"),
+                "\(status.error)")
         #expect(fixed.contains("raw: 0x20191023"))
     }
 
@@ -54,6 +57,34 @@ struct TPMStatusTests {
         try tpm.start()
         let back = try second.run("tpm", "status")
         #expect(back.status == 0 && back.output.hasPrefix("TPM: reachable through \(tpm.tcti)"), "\(back.error)")
+    }
+
+    @Test("While the TPM's lockout authorization is empty, tpm status, create-keychain --tpm and set-keychain-settings --tpm warn and name the command that sets it; once it is set, tpm status says so and binding warns no more")
+    func lockoutAuthorization() throws {
+        let tpm = try TestTPM()
+        defer { tpm.remove() }
+        var runner = try CommandRunner()
+        runner.extraEnvironment["KEYHAVEN_TPM"] = tpm.tcti
+        defer { runner.finish() }
+        let created = try runner.run("create-keychain", "-p", "pw", "--tpm", "first")
+        #expect(created.status == 0 && created.error.contains("tpm2_changeauth -c lockout NEW-AUTHORIZATION"), "\(created.error)")
+        #expect(try runner.run("create-keychain", "-p", "pw", "second").status == 0)
+        let bound = try runner.run("set-keychain-settings", "--tpm", "-p", "pw", "second")
+        #expect(bound.status == 0 && bound.error.contains("lockout authorization is empty"), "\(bound.error)")
+        let unbound = try runner.run("set-keychain-settings", "--no-tpm", "-p", "pw", "second")
+        #expect(unbound.status == 0 && unbound.error.isEmpty, "freeing warns of nothing: \(unbound.error)")
+        runner.finish()
+
+        // swtpm serves one connection at a time: set while no agent holds it.
+        let set = try tpm.tools("tpm2_changeauth", "-c", "lockout", "lockout secret")
+        #expect(set.status == 0, "\(set.error)")
+        let status = try runner.run("tpm", "status")
+        #expect(status.output.contains("Lockout authorization: set (only who knows it resets the counter)\n") && status.error.isEmpty,
+                "\(status.output) \(status.error)")
+        let again = try runner.run("set-keychain-settings", "--tpm", "-p", "pw", "second")
+        #expect(again.status == 0 && again.error.isEmpty, "\(again.error)")
+        let third = try runner.run("create-keychain", "-p", "", "--tpm", "third")
+        #expect(third.status == 0 && third.error.isEmpty, "\(third.error)")
     }
 
     @Test("The TPM's response codes become the errors a keychain reports: lockout and a wrong authorization said as such, the connection as unreachable")

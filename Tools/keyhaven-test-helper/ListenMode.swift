@@ -57,12 +57,12 @@ func runProbe(path: String) -> Never {
     }
 }
 
-/// Asks the agent at SOCKET to stop, as a program that is not an administrator program:
-/// "stopped", or "refused MESSAGE".
-func runStopRequest(path: String) -> Never {
+/// Sends one request to the agent at SOCKET, as a program that is not an administrator program:
+/// `done`, or "refused MESSAGE".
+func runAgentRequest(path: String, _ request: AgentRequest, done: String) -> Never {
     do {
-        _ = try AgentClient(socket: AgentSocket(path: path)).send(.shutdown)
-        say("stopped")
+        _ = try AgentClient(socket: AgentSocket(path: path)).send(request)
+        say(done)
         exit(0)
     } catch {
         say("refused \(error.message)")

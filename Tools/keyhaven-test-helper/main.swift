@@ -28,6 +28,8 @@
 //                                                (ListenMode.swift)
 //   keyhaven-test-helper probe SOCKET            connects as the library does: "ok" or the error
 //   keyhaven-test-helper stop SOCKET             asks the agent to stop: "stopped" or "refused ..."
+//   keyhaven-test-helper backup SOCKET KEYCHAIN FILE PASSWORD
+//                                                asks the agent for a backup: "backed up" or "refused ..."
 //   keyhaven-test-helper model NAME THREADS OPERATIONS
 //                                                the concurrency test's worker (ModelMode.swift)
 //   keyhaven-test-helper keys PREFIX COUNT       adds stored P-256 keys, one acknowledgement a line
@@ -40,7 +42,11 @@ import KeychainServicesExtras
 let arguments = CommandLine.arguments
 if arguments.count == 3, arguments[1] == "listen" { runListener(path: arguments[2]) }
 if arguments.count == 3, arguments[1] == "probe" { runProbe(path: arguments[2]) }
-if arguments.count == 3, arguments[1] == "stop" { runStopRequest(path: arguments[2]) }
+if arguments.count == 3, arguments[1] == "stop" { runAgentRequest(path: arguments[2], .shutdown, done: "stopped") }
+if arguments.count == 6, arguments[1] == "backup" {
+    runAgentRequest(path: arguments[2], .backup(keychain: arguments[3], destination: arguments[4], password: Data(arguments[5].utf8)),
+                    done: "backed up")
+}
 if arguments.count > 1, arguments[1] == "groups" {
     print((SecAccessGroupsGetCurrent() as? [String] ?? []).joined(separator: ","))
     exit(0)

@@ -20,7 +20,7 @@ package protocol KeychainBackend: Sendable {
     func changePassword(old: [UInt8], new: [UInt8]) throws(StoreError)
     func currentLockSettings() throws(StoreError) -> LockSettings
     func setLockSettings(_ settings: LockSettings) throws(StoreError)
-    func backup(to destination: String) throws(StoreError)
+    func backup(to destination: String, password: [UInt8]) throws(StoreError)
 }
 
 extension KeychainBackend {

@@ -20,9 +20,12 @@ package struct TPMStatus: Sendable, Equatable {
     package var lockoutRecovery: UInt32
     /// `TPMA_PERMANENT.inLockout`: authorizations are refused until a failure is forgotten.
     package var inLockout: Bool
+    /// `TPMA_PERMANENT.lockoutAuthSet`: the lockout hierarchy has an authorization. Without one,
+    /// any program that reaches the TPM resets the failure count (`TPM2_DictionaryAttackLockReset`).
+    package var lockoutAuthorizationSet: Bool
 
     package init(tcti: String, manufacturer: String, vendor: String, firmware1: UInt32, firmware2: UInt32, failedTries: UInt32,
-                 maxTries: UInt32, recoveryTime: UInt32, lockoutRecovery: UInt32, inLockout: Bool) {
+                 maxTries: UInt32, recoveryTime: UInt32, lockoutRecovery: UInt32, inLockout: Bool, lockoutAuthorizationSet: Bool) {
         self.tcti = tcti
         self.manufacturer = manufacturer
         self.vendor = vendor
@@ -33,7 +36,13 @@ package struct TPMStatus: Sendable, Equatable {
         self.recoveryTime = recoveryTime
         self.lockoutRecovery = lockoutRecovery
         self.inLockout = inLockout
+        self.lockoutAuthorizationSet = lockoutAuthorizationSet
     }
+
+    /// What the lockout authorization being empty means, and the command that sets one.
+    package static let emptyLockoutAuthorization = "the TPM's lockout authorization is empty: any program that reaches the TPM "
+        + "can reset its count of wrong passwords and guess a bound keychain's password without limit; set one as root "
+        + "(and keep it safe): tpm2_changeauth -c lockout NEW-AUTHORIZATION"
 
     /// The firmware version as most vendors mean it: the high and low halves of each word.
     package var firmware: String {
@@ -48,11 +57,13 @@ extension TPMStatus: WireCodable {
         vendor.write(to: &writer)
         for value in [firmware1, firmware2, failedTries, maxTries, recoveryTime, lockoutRecovery] { writer.u32(value) }
         inLockout.write(to: &writer)
+        lockoutAuthorizationSet.write(to: &writer)
     }
 
     package init(from reader: inout ByteReader) throws(CodecError) {
         self.init(tcti: try String(from: &reader), manufacturer: try String(from: &reader), vendor: try String(from: &reader),
                   firmware1: try reader.u32(), firmware2: try reader.u32(), failedTries: try reader.u32(), maxTries: try reader.u32(),
-                  recoveryTime: try reader.u32(), lockoutRecovery: try reader.u32(), inLockout: try Bool(from: &reader))
+                  recoveryTime: try reader.u32(), lockoutRecovery: try reader.u32(), inLockout: try Bool(from: &reader),
+                  lockoutAuthorizationSet: try Bool(from: &reader))
     }
 }

@@ -11,22 +11,32 @@ extension KeychainDatabase {
     ///
     /// It holds the migratable items and their keys wrapped under the password key alone: no
     /// ThisDeviceOnly item and no key wrapped by this machine's device key. Needs a password (a
-    /// backup of a keychain without one could never be opened elsewhere) and the keychain unlocked.
-    /// A keychain bound to the TPM gives a backup that is not bound: the password alone opens it.
-    package func backup(to destination: String) throws(StoreError) {
+    /// backup of a keychain without one could never be opened elsewhere), that password
+    /// (`.authFailed` if wrong), and the keychain unlocked. A bound keychain's password is checked
+    /// by the TPM, which counts a wrong one: a backup is the one way out of the binding (its
+    /// password alone opens it), so it is never a way around the TPM's count.
+    package func backup(to destination: String, password: [UInt8]) throws(StoreError) {
         guard FileSecurity.fileSize(destination) == nil else {
             throw StoreError(.duplicateKeychain, "a file already exists at \(destination)")
         }
+        guard let kdf = try withSession({ $0.kdf }) else {
+            throw StoreError(.invalidParameter, "a keychain without a password cannot be backed up; set a password first")
+        }
+        let given = try kdf.deriveKey(from: password)  // slow: outside the lock
         let temporary = destination + ".new-\(getpid())-\(UInt32.random(in: .min ... .max))"
         defer { for suffix in ["", "-journal", "-wal", "-shm"] { unlink(temporary + suffix) } }
         let (keychainID, keys, passwordKey) = try withSession { session throws(StoreError) in
-            guard session.kdf != nil else {
-                throw StoreError(.invalidParameter, "a keychain without a password cannot be backed up; set a password first")
-            }
+            guard session.kdf == kdf else { throw StoreError(.authFailed, "the password changed meanwhile; try again") }
             // The backup's keys are wrapped under the password key, which is in memory only while
             // the keychain is unlocked (the live file keeps no password-only copy of them).
             guard let passwordKey = session.passwordKey, session.format >= KeychainSchema.formatVersion else {
                 throw StoreError(.interactionNotAllowed, "unlock the keychain to back it up")
+            }
+            if let sealed = session.sealed {
+                _ = try HardwareBinding.open(sealed, deviceKey: session.homeDeviceKey, passwordKey: given, keychainID: session.keychainID)
+            } else {
+                _ = try Keybag.open(.devicePassword, in: session.connection, keychainID: session.keychainID, format: session.format,
+                                    deviceKey: session.deviceKey, passwordKey: given)
             }
             let fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw FileSecurity.error(errno, "cannot create \(temporary)") }

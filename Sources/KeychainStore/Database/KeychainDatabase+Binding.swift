@@ -5,9 +5,10 @@ import FoundationEssentials
 /// `--no-tpm`; docs/tpm.md).
 extension KeychainDatabase {
     /// Binds the keychain to the TPM (`bound`) or frees it (`!bound`): a new sealed secret, or
-    /// none, and the class keys replaced and every row re-encrypted under the new device key, in
-    /// one transaction (``Session/rekey(_:kdf:passwordKey:)``), so a copy made before opens nothing
-    /// written after. A keychain with a password needs it (`.authFailed` if wrong), bound or not;
+    /// none, and every key replaced (the class keys and the index key) and every row re-encrypted
+    /// and re-indexed under the new device key, in one transaction
+    /// (``Session/rekey(_:kdf:passwordKey:renewing:)``), so a copy made before opens nothing
+    /// written after, and answers nothing of it spliced into a later copy. A keychain with a password needs it (`.authFailed` if wrong), bound or not;
     /// one already so is left as it is.
     package func setBound(_ bound: Bool, password: [UInt8]) throws(StoreError) {
         let kdf = try withSession { $0.kdf }
@@ -33,7 +34,7 @@ extension KeychainDatabase {
             let writer = next
             let rekeyed = try session.writeTransaction { () throws(StoreError) in
                 try KeychainFile.writeSeal(writer.connection, sealed)
-                return try writer.rekey(keys, kdf: kdf, passwordKey: passwordKey)
+                return try writer.rekey(keys, kdf: kdf, passwordKey: passwordKey, renewing: .every)
             }
             session.deviceKey = deviceKey
             session.sealed = sealed

@@ -65,9 +65,11 @@ extension KeychainDatabase {
 
     /// Sets, changes or removes (`new` empty) the password. `old` must be the current one (empty
     /// when there is none). Replaces the password-protected class keys and re-encrypts their items
-    /// (``Session/rekey(_:kdf:passwordKey:)``), all or nothing, so an old copy of the file and the
-    /// old password open nothing written since. Removing the password deletes the items that need
-    /// one (`akpu`).
+    /// (``Session/rekey(_:kdf:passwordKey:renewing:)``), all or nothing, so an old copy of the file
+    /// and the old password open nothing written since. Removing the password deletes the items
+    /// that need one (`akpu`). A bound keychain gets a new random secret sealed under the new
+    /// password and every key replaced: a secret unsealed before (under the old password, or none)
+    /// opens nothing written after, so it cannot test guesses of the new password offline.
     package func changePassword(old: [UInt8], new: [UInt8]) throws(StoreError) {
         let kdf = try currentKDF()
         let oldKey = try kdf.map { (kdf: PasswordKDF) throws(StoreError) in try kdf.deriveKey(from: old) }
@@ -77,19 +79,30 @@ extension KeychainDatabase {
         try withSession { session throws(StoreError) in
             guard session.kdf == kdf else { throw StoreError(.authFailed, "the password changed meanwhile; try again") }
             guard !session.foreign else { throw StoreError(.interactionNotAllowed, "unlock the keychain on this machine first") }
-            // A bound keychain: the old password unseals its secret, which is sealed again under the new one.
-            try session.unseal(passwordKey: oldKey)
-            let resealed = try session.sealed.map { (sealed) throws(StoreError) in
-                try HardwareBinding.reseal(sealed, oldPasswordKey: oldKey, newPasswordKey: newKey, keychainID: session.keychainID)
+            // A bound keychain: the TPM checks the old password (and counts a wrong one), then a
+            // new secret is sealed under the new one.
+            if let sealed = session.sealed, session.unsealed {
+                _ = try HardwareBinding.open(sealed, deviceKey: session.homeDeviceKey, passwordKey: oldKey, keychainID: session.keychainID)
+            } else {
+                try session.unseal(passwordKey: oldKey)
             }
             let keys = try session.allKeys(passwordKey: oldKey)
-            let current = session
+            let rebound = try session.sealed.map { (_) throws(StoreError) in
+                try HardwareBinding.bind(deviceKey: session.homeDeviceKey, passwordKey: newKey, keychainID: session.keychainID)
+            }
+            var next = session
+            if let rebound { next.deviceKey = rebound.deviceKey }
+            let writer = next
             let rekeyed = try session.writeTransaction { () throws(StoreError) in
-                if let resealed { try KeychainFile.writeSeal(current.connection, resealed) }
-                return try current.rekey(keys, kdf: newKDF, passwordKey: newKey)
+                if let rebound { try KeychainFile.writeSeal(writer.connection, rebound.sealed) }
+                return try writer.rekey(keys, kdf: newKDF, passwordKey: newKey, renewing: rebound == nil ? .passwordProtected : .every)
+            }
+            if let rebound {
+                session.deviceKey = rebound.deviceKey
+                session.sealed = rebound.sealed
+                session.unsealed = true
             }
             session.adopt(rekeyed: rekeyed, kdf: newKDF, passwordKey: newKey)
-            if let resealed { session.sealed = resealed }
         }
     }
 

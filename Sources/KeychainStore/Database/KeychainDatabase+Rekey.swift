@@ -1,19 +1,32 @@
 import Crypto
 import FoundationEssentials
 
-/// Replacing a keychain's class keys: on every password change (so an old copy of the file and
-/// the old password open nothing written since) and when a format-1 file is migrated.
+/// Replacing a keychain's keys: on every password change (so an old copy of the file and the
+/// old password open nothing written since), when a format-1 file is migrated, and, every key at
+/// once, whenever a bound keychain's sealed secret changes (docs/tpm.md).
 extension KeychainDatabase.Session {
-    /// Replaces the password-protected class keys (every class but `dk` and `dku`) with fresh ones,
-    /// re-encrypts the item rows under them for the current format (each metadata blob anew, each
-    /// secret's item key re-wrapped: no secret is decrypted), and writes the keybag (the live
-    /// layout, no password-only rows) and the header under a new epoch. Runs inside the caller's
-    /// transaction, so it happens whole or not at all. Returns the new keys.
-    func rekey(_ old: [String: SymmetricKey], kdf newKDF: PasswordKDF?,
-                        passwordKey: SymmetricKey?) throws(StoreError) -> [String: SymmetricKey] {
+    /// Which keys a re-key replaces.
+    enum Renewal {
+        /// The password-protected class keys (every class but `dk` and `dku`).
+        case passwordProtected
+        /// Every class key and the index key, with every search column's keyed hash: what a
+        /// new device key (binding, freeing, a bound keychain's new seal) needs, so that a copy
+        /// from before, spliced into one from after, opens and answers nothing.
+        case every
+    }
+
+    /// Replaces the keys `renewal` names with fresh ones, re-encrypts the item rows under them for
+    /// the current format (each metadata blob anew, each secret's item key re-wrapped: no secret
+    /// is decrypted; with a new index key, each search column hashed anew), and writes the keybag
+    /// (the live layout, no password-only rows, under this session's device key) and the header
+    /// under a new epoch. Runs inside the caller's transaction, so it happens whole or not at all.
+    /// Returns the new keys.
+    func rekey(_ old: [String: SymmetricKey], kdf newKDF: PasswordKDF?, passwordKey: SymmetricKey?,
+               renewing renewal: Renewal = .passwordProtected) throws(StoreError) -> [String: SymmetricKey] {
         var new = old
-        for keyClass in KeyClass.allCases where keyClass.isPasswordProtected && old[keyClass.rawValue] != nil {
-            new[keyClass.rawValue] = KeychainCrypto.randomKey()
+        for name in old.keys {
+            let keyClass = KeyClass(rawValue: name)
+            if renewal == .every || keyClass?.isPasswordProtected == true { new[name] = KeychainCrypto.randomKey() }
         }
         let passcodeClass = KeyClass.whenPasscodeSetThisDeviceOnly.rawValue
         if newKDF != nil, new[passcodeClass] == nil { new[passcodeClass] = KeychainCrypto.randomKey() }
@@ -22,7 +35,13 @@ extension KeychainDatabase.Session {
             try deleteItems(of: [.whenPasscodeSetThisDeviceOnly])
         }
         guard let index = new[Keybag.indexKeyName] else { throw StoreError(.internalError, "no index key") }
-        try reseal(from: Self.classKeys(old), to: Self.classKeys(new))
+        var renewed: Self?
+        if renewal == .every {
+            renewed = self
+            renewed?.keys = UnlockedKeys(new, hasPassword: newKDF != nil)
+            try connection.execute("DELETE FROM genp_ssattr")
+        }
+        try reseal(from: Self.classKeys(old), to: Self.classKeys(new), indexing: renewed)
         try Keybag.write(new, in: connection, keychainID: keychainID, deviceKey: deviceKey, passwordKey: passwordKey)
         try KeychainFile.writeHeader(connection, id: keychainID, kdf: newKDF, settings: settings, epoch: epoch + 1, index: index)
         return new
@@ -53,28 +72,41 @@ extension KeychainDatabase.Session {
         adopt(rekeyed: keys, kdf: current, passwordKey: key)
     }
 
-    /// Re-encrypts every row whose class key changes (every row, when the format changes).
-    private func reseal(from old: [KeyClass: ClassKeys], to new: [KeyClass: ClassKeys]) throws(StoreError) {
+    /// Re-encrypts every row whose class key changes (every row, when the format changes). With
+    /// `indexing` (a session holding the new keys), every row's search columns and Secret Service
+    /// lookup hashes are written anew under its index key.
+    private func reseal(from old: [KeyClass: ClassKeys], to new: [KeyClass: ClassKeys], indexing: Self?) throws(StoreError) {
         for itemClass in ItemClass.allCases {
             let table = itemClass.rawValue
             let rows = try connection.prepare("SELECT rowid, persistref, keyclass, tomb, metadata, secret FROM \(table)").rows()
-            let update = try connection.prepare("UPDATE \(table) SET metadata = ?, secret = ? WHERE rowid = ?")
+            let columns = indexing == nil ? [] : itemClass.schema.attributes.map(\.column)
+            let assignments = (["metadata", "secret"] + columns).map { "\($0) = ?" }.joined(separator: ", ")
+            let update = try connection.prepare("UPDATE \(table) SET \(assignments) WHERE rowid = ?")
             for row in rows {
-                guard let values = try resealed(row, table: table, from: old, to: new) else { continue }
-                try update.run(values)
+                guard let (metadata, values) = try resealed(row, table: table, from: old, to: new, everyRow: indexing != nil) else { continue }
+                guard let indexing, let rowID = row[0].integer else {
+                    try update.run(values)
+                    continue
+                }
+                try update.run(values.dropLast() + (try indexing.columnValues(itemClass, metadata.attributes)) + [.integer(rowID)])
+                if itemClass == .genericPassword {
+                    let name = SecretServiceAttributes.attributeName
+                    try indexing.writeSecretAttributes(row: rowID, old: nil, new: metadata.attributes[name])
+                }
             }
         }
     }
 
-    /// A row's new `metadata, secret, rowid`, or nil when it stays as it is (its key does not
-    /// change, or it is damaged: it opened under no key before and will not after).
-    private func resealed(_ row: [SQLiteValue], table: String, from old: [KeyClass: ClassKeys],
-                          to new: [KeyClass: ClassKeys]) throws(StoreError) -> [SQLiteValue]? {
+    /// A row's metadata and new `metadata, secret, rowid`, or nil when it stays as it is (its key
+    /// does not change and `everyRow` is false, or it is damaged: it opened under no key before
+    /// and will not after).
+    private func resealed(_ row: [SQLiteValue], table: String, from old: [KeyClass: ClassKeys], to new: [KeyClass: ClassKeys],
+                          everyRow: Bool) throws(StoreError) -> (ItemMetadata, [SQLiteValue])? {
         guard let rowID = row[0].integer, let persistentID = row[1].blob, let name = row[2].text,
               let keyClass = KeyClass(rawValue: name), let tomb = row[3].integer, let sealed = row[4].blob,
               let oldKeys = old[keyClass], let newKeys = new[keyClass] else { return nil }
         let rotated = !oldKeys.isSame(as: newKeys)
-        guard rotated || format < KeychainSchema.formatVersion else { return nil }
+        guard rotated || everyRow || format < KeychainSchema.formatVersion else { return nil }
         let before = RowCipher(table: table, persistentID: persistentID, keyClass: keyClass, tombstone: tomb != 0, format: format)
         let after = RowCipher(table: table, persistentID: persistentID, keyClass: keyClass, tombstone: tomb != 0)
         guard let metadata = try? before.openMetadata(sealed, keys: oldKeys) else { return nil }
@@ -83,7 +115,7 @@ extension KeychainDatabase.Session {
             guard let rewrapped = try? RowCipher.rewrapSecret(blob, from: oldKeys, to: newKeys) else { return nil }
             secret = .blob(rewrapped)
         }
-        return [.blob(try after.sealMetadata(metadata, keys: newKeys)), secret, .integer(rowID)]
+        return (metadata, [.blob(try after.sealMetadata(metadata, keys: newKeys)), secret, .integer(rowID)])
     }
 
     private static func classKeys(_ keys: [String: SymmetricKey]) -> [KeyClass: ClassKeys] {

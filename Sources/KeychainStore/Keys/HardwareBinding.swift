@@ -56,13 +56,4 @@ package enum HardwareBinding {
         defer { zeroize(&secret) }
         return Self.deviceKey(deviceKey, secret: secret, keychainID: keychainID)
     }
-
-    /// The same secret sealed again under another password (or none): read from the old seal,
-    /// which the old password opens.
-    static func reseal(_ sealed: Data, oldPasswordKey: SymmetricKey?, newPasswordKey: SymmetricKey?, keychainID: Data) throws(StoreError) -> Data {
-        let sealer = try sealer()
-        var secret = try sealer.unseal(sealed, authorization: authorization(passwordKey: oldPasswordKey, keychainID: keychainID))
-        defer { zeroize(&secret) }
-        return try sealer.seal(secret, authorization: authorization(passwordKey: newPasswordKey, keychainID: keychainID))
-    }
 }
