@@ -395,7 +395,7 @@ let linuxTargets: [Target] = [
     // The TPM through the agent, against swtpm.
     .testTarget(
         name: "KeyhavenTPMTests",
-        dependencies: ["KeyhavenTPM", "KeychainStore", "KeychainServices", "KeychainTestSupport", "keyhaven", "keyhavend"],
+        dependencies: ["KeyhavenTPM", "KeychainStore", "KeyhavenAgentClient", "KeychainServices", "KeychainTestSupport", "keyhaven", "keyhavend"],
         swiftSettings: strictSwift
     ),
     // Keychain Access's window under Xvfb, driven through AT-SPI.

@@ -6,31 +6,38 @@ import KeychainModel
 /// carry a secret run in a salted HMAC session that encrypts them (parameter encryption), so the
 /// secret never crosses the bus to the TPM in clear.
 extension TPMConnection {
-    /// A new P-256 key made inside the TPM: its blob and its public key (X9.63, `04 || X || Y`).
-    package func createP256Key() throws(TPMError) -> (blob: TPMObjectBlob, publicKey: [UInt8]) {
+    /// A new P-256 key made inside the TPM, used only with `authorization` (at most 32 bytes,
+    /// given in an encrypted session): its blob and its public key (X9.63, `04 || X || Y`).
+    package func createP256Key(authorization: [UInt8]) throws(TPMError) -> (blob: TPMObjectBlob, publicKey: [UInt8]) {
+        guard authorization.count <= 32 else { throw TPMError(.failed, "the key's authorization is too long") }
         var template = TPM2B_PUBLIC()
         kh_tpm_p256_template(&template)
         var sensitive = TPM2B_SENSITIVE_CREATE()
-        let blob = try create(template: &template, sensitive: &sensitive, encrypted: false)
+        defer { Self.clear(&sensitive) }
+        sensitive.sensitive.userAuth.size = UInt16(authorization.count)
+        Self.fill(&sensitive.sensitive.userAuth.buffer, with: authorization)
+        let blob = try create(template: &template, sensitive: &sensitive, encrypted: true)
         let (publicPart, _) = try blob.unmarshaled()
         let point = publicPart.publicArea.unique.ecc
         return (blob, [0x04] + Self.bytes(point.x) + Self.bytes(point.y))
     }
 
-    /// An ECDSA signature of a 32-byte `digest` (the SHA-256 scheme) with the P-256 key `blob`:
-    /// `r || s`, 32 bytes each.
-    package func sign(_ digest: [UInt8], with blob: TPMObjectBlob) throws(TPMError) -> [UInt8] {
+    /// An ECDSA signature of a 32-byte `digest` (the SHA-256 scheme) with the P-256 key `blob`,
+    /// given its authorization (proved in an HMAC session, never sent): `r || s`, 32 bytes each.
+    package func sign(_ digest: [UInt8], with blob: TPMObjectBlob, authorization: [UInt8]) throws(TPMError) -> [UInt8] {
         guard digest.count == 32 else { throw TPMError(.failed, "the digest is not 32 bytes") }
         let key = try load(blob)
         defer { flush(key) }
+        try setAuthorization(authorization, of: key)
+        let session = try startSession(decrypt: false, encrypt: false)
+        defer { flush(session) }
         var input = TPM2B_DIGEST()
         input.size = UInt16(digest.count)
         Self.fill(&input.buffer, with: digest)
         var scheme = kh_tpm_ecdsa_sha256_scheme()
         var ticket = kh_tpm_null_ticket()
         var signature: UnsafeMutablePointer<TPMT_SIGNATURE>?
-        let rc = Esys_Sign(context, key, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &input, &scheme, &ticket,
-                           &signature)
+        let rc = Esys_Sign(context, key, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &input, &scheme, &ticket, &signature)
         guard rc == TSS2_RC_SUCCESS, let signature else { throw TPMError("signing with the TPM key", rc: rc) }
         defer { Esys_Free(signature) }
         let ecdsa = signature.pointee.signature.ecdsa
@@ -40,12 +47,13 @@ extension TPMConnection {
     }
 
     /// The ECDH shared secret (the x-coordinate of the product) of the key `blob` and the peer's
-    /// P-256 public point (X9.63), computed inside the TPM. The point goes in and the secret comes
-    /// out encrypted.
-    package func sharedSecret(with blob: TPMObjectBlob, peer: [UInt8]) throws(TPMError) -> [UInt8] {
+    /// P-256 public point (X9.63), computed inside the TPM, given the key's authorization. The
+    /// point goes in and the secret comes out encrypted.
+    package func sharedSecret(with blob: TPMObjectBlob, peer: [UInt8], authorization: [UInt8]) throws(TPMError) -> [UInt8] {
         guard peer.count == 65, peer[0] == 0x04 else { throw TPMError(.failed, "the other key is not an uncompressed P-256 point") }
         let key = try load(blob)
         defer { flush(key) }
+        try setAuthorization(authorization, of: key)
         let session = try startSession(decrypt: true, encrypt: true)
         defer { flush(session) }
         var point = TPM2B_ECC_POINT()
@@ -84,16 +92,11 @@ extension TPMConnection {
     package func unseal(_ blob: TPMObjectBlob, authorization: [UInt8]) throws(TPMError) -> [UInt8] {
         let object = try load(blob)
         defer { flush(object) }
-        var auth = TPM2B_AUTH()
-        defer { Self.clear(&auth) }
-        auth.size = UInt16(min(authorization.count, 32))
-        Self.fill(&auth.buffer, with: authorization.prefix(32))
-        var rc = Esys_TR_SetAuth(context, object, &auth)
-        guard rc == TSS2_RC_SUCCESS else { throw TPMError("setting the sealed object's authorization", rc: rc) }
+        try setAuthorization(authorization, of: object)
         let session = try startSession(decrypt: false, encrypt: true)
         defer { flush(session) }
         var data: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
-        rc = Esys_Unseal(context, object, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &data)
+        let rc = Esys_Unseal(context, object, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &data)
         guard rc == TSS2_RC_SUCCESS, let data else { throw TPMError("opening the sealed secret", rc: rc) }
         defer {
             Self.clear(data)
@@ -184,6 +187,16 @@ extension TPMConnection {
     }
 
     private func flush(_ handle: ESYS_TR) { _ = Esys_FlushContext(context, handle) }
+
+    /// The authorization value ESAPI uses for a loaded object in the sessions that follow.
+    private func setAuthorization(_ authorization: [UInt8], of object: ESYS_TR) throws(TPMError) {
+        var auth = TPM2B_AUTH()
+        defer { Self.clear(&auth) }
+        auth.size = UInt16(min(authorization.count, 32))
+        Self.fill(&auth.buffer, with: authorization.prefix(32))
+        let rc = Esys_TR_SetAuth(context, object, &auth)
+        guard rc == TSS2_RC_SUCCESS else { throw TPMError("setting the object's authorization", rc: rc) }
+    }
 
     // MARK: - Sized buffers
 
