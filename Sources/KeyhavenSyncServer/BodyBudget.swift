@@ -22,8 +22,9 @@ package final class BodyBudget: Sendable {
         case server
     }
 
-    /// The defaults hold one push of the most a push may carry per address, and two in all.
-    package init(perAddress: Int = SyncLimits().bytesPerPush, total: Int = 2 * SyncLimits().bytesPerPush) {
+    /// The defaults hold one push of the most a push may carry per address (``ClientKey``), and
+    /// several in all (``SyncLimits/bytesInFlight``).
+    package init(perAddress: Int = SyncLimits().bytesPerPush, total: Int = SyncLimits().bytesInFlight) {
         (self.perAddress, self.total) = (perAddress, total)
     }
 

@@ -53,7 +53,7 @@ package struct RateLimitMiddleware: RouterMiddleware {
     let limiter: RateLimiter
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard await limiter.admit(context.clientAddress) else {
+        guard await limiter.admit(context.limitKey) else {
             return SyncService.refusal(SyncServerError(.tooManyRequests, "too many requests: slow down"), retryAfter: 1)
         }
         return try await next(request, context)

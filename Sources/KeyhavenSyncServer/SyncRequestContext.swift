@@ -18,4 +18,7 @@ package struct SyncRequestContext: RequestContext, RemoteAddressRequestContext {
     }
 
     package var maxUploadSize: Int { SyncLimits().bytesPerPush }
+
+    /// What the rate limits and the body budget count this request as (``ClientKey``).
+    package var limitKey: String { ClientKey.of(clientAddress) }
 }

@@ -64,6 +64,17 @@ package struct SyncServerCommand: ParsableCommand {
     @Option(name: .customLong("database-timeout"), help: "Seconds a request waits for PostgreSQL before it is answered 503.")
     var databaseTimeout: Int = 10
 
+    @Option(name: .customLong("bytes-in-flight"),
+            help: "MiB of request bodies the server holds at once from all clients (each address holds at most one push's 64 MiB).")
+    var bytesInFlight: Int = 256
+
+    @Option(name: .customLong("body-timeout"),
+            help: "Seconds a request body may stop coming; from then on it must average --minimum-body-rate, else it is answered 408.")
+    var bodyTimeout: Int = 15
+
+    @Option(name: .customLong("minimum-body-rate"), help: "KiB a second a request body must average once --body-timeout has passed.")
+    var minimumBodyRate: Int = 64
+
     /// The longest a graceful shutdown takes before what is left is cancelled; then at most
     /// ``cancellationBound`` more.
     static let gracefulBound: Duration = .seconds(3)
@@ -91,6 +102,9 @@ package struct SyncServerCommand: ParsableCommand {
             throw ValidationError("--trusted-proxy is an IP address (\(proxy) is not)")
         }
         guard (1...300).contains(databaseTimeout) else { throw ValidationError("--database-timeout is a number of seconds from 1 to 300") }
+        guard (64...65_536).contains(bytesInFlight) else { throw ValidationError("--bytes-in-flight is a number of MiB from 64 to 65536") }
+        guard (1...600).contains(bodyTimeout) else { throw ValidationError("--body-timeout is a number of seconds from 1 to 600") }
+        guard (0...1_048_576).contains(minimumBodyRate) else { throw ValidationError("--minimum-body-rate is a number of KiB from 0 to 1048576") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level is trace, debug, info, notice, warning, error or critical") }
     }
 
@@ -133,9 +147,12 @@ package struct SyncServerCommand: ParsableCommand {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         var limits = SyncLimits()
         limits.databaseWait = .seconds(databaseTimeout)
+        limits.bytesInFlight = bytesInFlight << 20
+        (limits.bodyIdle, limits.bodyGrace) = (.seconds(bodyTimeout), .seconds(bodyTimeout))
+        limits.minimumBodyRate = minimumBodyRate << 10
         let store = SyncStore(client: client, logger: logger, limits: limits, metrics: counters)
         let wakeups = Wakeups(metrics: counters)
-        let router = SyncService(store: store, wakeups: wakeups)
+        let router = SyncService(store: store, wakeups: wakeups, bodies: BodyBudget(perAddress: limits.bytesPerPush, total: limits.bytesInFlight))
             .router(limiter: RateLimiter(perSecond: Double(rateLimit), burst: rateLimit * 4), trustedProxies: Set(trustedProxies),
                     measured: metrics != nil)
         let server: HTTPServerBuilder

@@ -4,7 +4,7 @@
 package struct SyncServerError: Error, Sendable, Hashable, CustomStringConvertible {
     package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Backing: String, Hashable, Sendable {
-            case badRequest, unauthorized, notFound, conflict, forbidden, tooLarge, tooManyRequests, quotaExceeded, unavailable
+            case badRequest, unauthorized, notFound, conflict, forbidden, tooLarge, tooManyRequests, quotaExceeded, unavailable, timedOut
         }
         private let backing: Backing
         private init(_ backing: Backing) { self.backing = backing }
@@ -27,6 +27,8 @@ package struct SyncServerError: Error, Sendable, Hashable, CustomStringConvertib
         package static let quotaExceeded = Code(.quotaExceeded)
         /// The database could not be reached or failed (503).
         package static let unavailable = Code(.unavailable)
+        /// A request body stopped coming, or came slower than the server's minimum rate (408).
+        package static let timedOut = Code(.timedOut)
 
         package var description: String { backing.rawValue }
 
@@ -42,6 +44,7 @@ package struct SyncServerError: Error, Sendable, Hashable, CustomStringConvertib
             case .tooManyRequests: return 429
             case .quotaExceeded: return 507
             case .unavailable: return 503
+            case .timedOut: return 408
             }
         }
     }

@@ -195,36 +195,24 @@ package struct SyncService: Sendable {
     /// The request's body, of at most `limit` bytes: a Content-Length over it is refused before a
     /// byte is read, and a body that grows past it as soon as it does; each chunk's bytes are
     /// taken from ``bodies`` before it is kept (429 for an address holding its share, 503 when the
-    /// server holds all it may).
+    /// server holds all it may), and a body that stops coming or comes too slowly is answered 408
+    /// and gives its bytes back at once (``BodyReceipt``).
     func body(_ request: Request, _ context: SyncRequestContext, limit: Int) async throws(SyncServerError) -> [UInt8] {
-        let tooLarge = SyncServerError(.tooLarge, "the request body is over \(Self.size(limit))")
         let declared = request.headers[.contentLength].flatMap { Int($0) }
-        if let declared, declared > limit { throw tooLarge }
-        let address = context.clientAddress
-        var held = 0
-        defer { bodies.give(held, for: address) }
-        var collected: [UInt8] = []
-        // Room for what the length announces (within the limit), as the bytes come: no doubling.
-        if let declared { collected.reserveCapacity(max(0, declared)) }
+        if let declared, declared > limit { throw SyncServerError(.tooLarge, "the request body is over \(Self.size(limit))") }
+        let receipt = BodyReceipt(budget: bodies, key: context.limitKey, limit: limit, declared: declared, limits: store.limits)
+        defer { receipt.release() }
+        let body = request.body
         do {
-            for try await chunk in request.body {
-                guard collected.count + chunk.readableBytes <= limit else { throw tooLarge }
-                do {
-                    try bodies.take(chunk.readableBytes, for: address)
-                } catch .address {
-                    throw SyncServerError(.tooManyRequests, "this address is sending as much as it may at once: wait for its other requests")
-                } catch {
-                    throw SyncServerError(.unavailable, "the server is receiving as much as it may at once: try again")
-                }
-                held += chunk.readableBytes
-                collected.append(contentsOf: chunk.readableBytesView)
+            try await withWatchdog(every: .seconds(1), overdue: { receipt.overdue() }) {
+                for try await chunk in body { try receipt.append(chunk) }
             }
         } catch let error as SyncServerError {
             throw error
         } catch {
             throw SyncServerError(.badRequest, "the request body could not be read")
         }
-        return collected
+        return receipt.bytes
     }
 
     static func size(_ bytes: Int) -> String {

@@ -14,6 +14,16 @@ package struct SyncLimits: Sendable {
     /// The longest a request waits for the database (a connection and its statements) before it
     /// is answered 503.
     package var databaseWait: Duration = .seconds(10)
+    /// The request-body bytes the server holds at once from all clients: several addresses'
+    /// largest pushes, so a few slow or stalled ones leave room for everyone else
+    /// (``BodyBudget``).
+    package var bytesInFlight = 256 << 20
+    /// The longest a body may stop coming before it is answered 408.
+    package var bodyIdle: Duration = .seconds(15)
+    /// A body must come at ``minimumBodyRate`` bytes a second on average, counted from this long
+    /// after it starts; a slower one is answered 408 and gives back what it held.
+    package var bodyGrace: Duration = .seconds(10)
+    package var minimumBodyRate = 64 << 10
 
     package init() {}
 }
