@@ -402,7 +402,7 @@ let linuxTargets: [Target] = [
     .testTarget(
         name: "KeychainAccessWindowTests",
         dependencies: ["KeychainTestSupport", "keyhaven", "keyhavend", "keyhaven-access"],
-        exclude: ["driver.py"],
+        exclude: ["driver.py", "clipwatch.c"],
         swiftSettings: strictSwift
     ),
     // The agent following the session, with logind mocked on a private system bus.

@@ -1,6 +1,7 @@
 #ifndef KEYHAVEN_CGTK_SHIM_H
 #define KEYHAVEN_CGTK_SHIM_H
 #include <gtk/gtk.h>
+#include <string.h>
 
 // GTK's casting macros and variadic calls do not import into Swift: these do their work.
 
@@ -54,6 +55,33 @@ static inline char *kh_file_chooser_path(GtkWidget *chooser) {
 static inline GdkClipboard *kh_clipboard(void) { return gdk_display_get_clipboard(gdk_display_get_default()); }
 static inline gboolean kh_clipboard_holds(GdkClipboard *clipboard, GdkContentProvider *content) {
     return gdk_clipboard_is_local(clipboard) && gdk_clipboard_get_content(clipboard) == content;
+}
+// A password as the clipboard's text, offered with KDE's password-manager hint, which clipboard
+// managers read as "keep this out of the history"; the content, a new reference.
+static inline GdkContentProvider *kh_clipboard_set_secret(GdkClipboard *clipboard, const char *text) {
+    GValue value = G_VALUE_INIT;
+    g_value_init(&value, G_TYPE_STRING);
+    g_value_set_string(&value, text);
+    GBytes *hint = g_bytes_new_static("secret", 6);
+    GdkContentProvider *providers[2] = {
+        gdk_content_provider_new_for_value(&value),
+        gdk_content_provider_new_for_bytes("x-kde-passwordManagerHint", hint),
+    };
+    GdkContentProvider *content = gdk_content_provider_new_union(providers, 2);
+    gdk_clipboard_set_content(clipboard, content);
+    g_bytes_unref(hint);
+    // This value's copy of the text is wiped before it is freed (the provider holds its own).
+    gchar *own = (gchar *)g_value_get_string(&value);
+    if (own) memset(own, 0, strlen(own));
+    g_value_unset(&value);
+    return content;
+}
+// Takes the clipboard back from `content` if this program still holds it there, and waits until
+// the display server knows (the program is about to end).
+static inline void kh_clipboard_clear_now(GdkClipboard *clipboard, GdkContentProvider *content) {
+    if (!kh_clipboard_holds(clipboard, content)) return;
+    gdk_clipboard_set_content(clipboard, NULL);
+    gdk_display_sync(gdk_clipboard_get_display(clipboard));
 }
 
 // The name a screen reader says, and AT-SPI finds the control by.

@@ -117,6 +117,7 @@ final class AccessWindow {
         shortcut("<Control>f") { [unowned self] in gtk_widget_grab_focus(search) }
         shortcut("Delete") { [unowned self] in deleteSelectedItem() }
         shortcut("<Control>c") { [unowned self] in copySelectedPassword() }
+        shortcut("<Control>q") { [unowned self] in gtk_window_destroy(kh_window(window)) }
         // Live: another program's adds and deletes show within a second; a lost agent is retried.
         let tick = Callback { [unowned self] in
             model.refresh()

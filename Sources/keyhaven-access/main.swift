@@ -11,3 +11,5 @@ MainActor.assumeIsolated {
     AccessWindow.current = window
 }
 g_main_loop_run(loop)
+// A password still on the clipboard goes with the window, rather than stay for a clipboard manager.
+MainActor.assumeIsolated { AccessWindow.current?.clipboard.clearNow() }

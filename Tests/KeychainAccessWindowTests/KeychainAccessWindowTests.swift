@@ -40,6 +40,9 @@ struct KeychainAccessWindowTests {
         let sha256 = String(fingerprint.split(separator: "=").last ?? "").filter { !$0.isWhitespace }.replacingOccurrences(of: ":", with: " ")
         let products = CommandRunner.products.path
         let driver = SourceTree.root + "/Tests/KeychainAccessWindowTests/driver.py"
+        let built = try CommandRunner.execute("/usr/bin/cc", [SourceTree.root + "/Tests/KeychainAccessWindowTests/clipwatch.c", "-o",
+                                                              folder + "/clipwatch", "-lX11", "-lXfixes"], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(built.status == 0, "cc builds the clipboard watcher: \(built.error)")
         // Everything runs in a session of its own (setsid), which is killed whole at the end: the
         // accessibility bus that GTK has the session bus start outlives its parents otherwise.
         // Output goes to a file, so that no leftover holds the test's pipe open.
@@ -52,7 +55,7 @@ struct KeychainAccessWindowTests {
             export DISPLAY=":$(cat '\(folder)/display')" GDK_BACKEND=x11
             /usr/libexec/at-spi-bus-launcher --launch-immediately >/dev/null 2>&1 &
             KEYHAVEN_CLIPBOARD_SECONDS=3 '\(products)/keyhaven-access' > '\(folder)/window.log' 2>&1 &
-            SHOTS='\(shots)' FOLDER='\(folder)' SHA256='\(sha256)' KH='\(products)/keyhaven' /usr/bin/python3 '\(driver)'
+            SHOTS='\(shots)' FOLDER='\(folder)' SHA256='\(sha256)' KH='\(products)/keyhaven' CLIPWATCH='\(folder)/clipwatch' /usr/bin/python3 '\(driver)'
             echo "driver=$?"
             """
         try inner.write(toFile: folder + "/inner.sh", atomically: true, encoding: .utf8)
@@ -69,7 +72,8 @@ struct KeychainAccessWindowTests {
                      "a wrong password is said", "unlocked with the password", "locked again", "a new keychain is made", "settings saved",
                      "password changed", "made default", "keychain deleted", "a new password item is added with a generated password",
                      "attributes saved", "password shown", "password copied and cleared", "program chosen", "access control saved",
-                     "certificate shown and exported", "keyboard: search, copy, delete", "sync page", "agent gone said, and reconnected"] {
+                     "certificate shown and exported", "keyboard: search, copy, delete", "sync page", "agent gone said, and reconnected",
+                     "the copy is marked for clipboard managers, and cleared on quit"] {
             #expect(out.contains(step + "\n"), "\(step)")
         }
     }

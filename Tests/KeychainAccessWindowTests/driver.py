@@ -405,3 +405,32 @@ shot("agent-gone")
 os.remove(runtime)
 wait("agent back", lambda: not any(l.startswith("The keychain agent is not reachable") for l in named(window, "label")) and "Mail" in rows(window), seconds=20)
 print("agent gone said, and reconnected", flush=True)
+
+# The last copy: marked for clipboard managers, and taken back when Keychain Access quits (Ctrl+Q)
+# before its 3 s are up, which the clipboard's owner changes, as XFixes reports them, show.
+watcher = subprocess.Popen([os.environ["CLIPWATCH"]], stdout=subprocess.PIPE, text=True)
+if watcher.stdout.readline().strip() != "watching":
+    fail("clipboard watcher")
+keys(37, 41)
+wait("search focused again", lambda: search.getState().contains(pyatspi.STATE_FOCUSED))
+search.queryEditableText().setTextContents("imap")
+wait("only mail again", lambda: rows(window)[:1] == ["Mail"])
+keys(36)
+keys(37, 54)
+dialog = wait("copy dialog before quitting", lambda: frame("Copy Password"))
+press("Copy", dialog)
+wait("copied before quitting", lambda: clip() == "secret", seconds=2)
+targets = subprocess.run(["xclip", "-o", "-selection", "clipboard", "-t", "TARGETS"], capture_output=True, text=True, timeout=5).stdout.split()
+if "x-kde-passwordManagerHint" not in targets or "UTF8_STRING" not in targets:
+    fail("the clipboard's targets: %s" % targets)
+keys(37, 24)
+wait("Keychain Access quit", lambda: subprocess.run(["pgrep", "-x", "keyhaven-access"], capture_output=True).returncode != 0)
+time.sleep(0.5)
+watcher.kill()
+changes = watcher.communicate()[0].split()
+last = len(changes) - 1 - changes[::-1].index("owner") if "owner" in changes else -1
+if last < 0 or changes[last + 1:last + 2] != ["cleared"]:
+    fail("the clipboard's owner changes: %s" % changes)
+if clip() != "":
+    fail("the clipboard still holds the password")
+print("the copy is marked for clipboard managers, and cleared on quit", flush=True)
