@@ -2,10 +2,11 @@ import Foundation
 import KeychainTestSupport
 import Testing
 
-/// A backup is a copy of the keychain that nothing guards but its password: as the user, no
-/// program but the administrator programs gets one, and not without that password.
+/// A backup is a copy of the keychain that nothing guards but its password, and Keychain Access's
+/// use of an item passes over its access object: as the user, no program but the administrator
+/// programs gets either, the keychain's password in hand or not.
 extension SameUserAttackTests {
-    @Test("Only the keyhaven command gets a backup, and only with the keychain's password: another program of the user is refused even with it, a wrong password writes nothing")
+    @Test("Only the keyhaven command gets a backup, and only with the keychain's password; only the administrator programs use an item by the keychain's password: another program of the user is refused even with it, a wrong password writes nothing")
     func backupNeedsAdministratorAndPassword() throws {
         let v = try Victim()
         defer { v.finish() }
@@ -18,6 +19,9 @@ extension SameUserAttackTests {
         let asked = try v.run(v.helper, ["backup", socket, keychain, folder + "/by-program", "vault pw"])
         #expect(asked.output.contains("refused only the keyhaven command and Keychain Access may back up a keychain"),
                 "\(asked.output) \(asked.error)")
+        let revealed = try v.run(v.helper, ["reveal", socket, keychain, "vault pw"])
+        #expect(revealed.output.contains("refused only the keyhaven programs may use an item with the keychain's password"),
+                "\(revealed.output) \(revealed.error)")
         let guessed = try v.session.keyhaven("backup-keychain", "-p", "not the pw", "vault", folder + "/guessed")
         #expect(guessed.status == 51, "\(guessed)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)

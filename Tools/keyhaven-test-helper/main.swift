@@ -30,6 +30,9 @@
 //   keyhaven-test-helper stop SOCKET             asks the agent to stop: "stopped" or "refused ..."
 //   keyhaven-test-helper backup SOCKET KEYCHAIN FILE PASSWORD
 //                                                asks the agent for a backup: "backed up" or "refused ..."
+//   keyhaven-test-helper reveal SOCKET KEYCHAIN PASSWORD
+//                                                asks the agent, as Keychain Access does, for the first
+//                                                generic password's secret: "revealed" or "refused ..."
 //   keyhaven-test-helper model NAME THREADS OPERATIONS
 //                                                the concurrency test's worker (ModelMode.swift)
 //   keyhaven-test-helper keys PREFIX COUNT       adds stored P-256 keys, one acknowledgement a line
@@ -43,6 +46,10 @@ let arguments = CommandLine.arguments
 if arguments.count == 3, arguments[1] == "listen" { runListener(path: arguments[2]) }
 if arguments.count == 3, arguments[1] == "probe" { runProbe(path: arguments[2]) }
 if arguments.count == 3, arguments[1] == "stop" { runAgentRequest(path: arguments[2], .shutdown, done: "stopped") }
+if arguments.count == 5, arguments[1] == "reveal" {
+    runAgentRequest(path: arguments[2], .administer(keychain: arguments[3], reference: .rowID(.genericPassword, 1),
+                                                    password: Data(arguments[4].utf8), action: .reveal), done: "revealed")
+}
 if arguments.count == 6, arguments[1] == "backup" {
     runAgentRequest(path: arguments[2], .backup(keychain: arguments[3], destination: arguments[4], password: Data(arguments[5].utf8)),
                     done: "backed up")
