@@ -7,6 +7,9 @@ public struct CommandRunner: Sendable {
     /// More for the command and for the agent it starts (the agent keeps the environment of the
     /// command that started it).
     public var extraEnvironment: [String: String] = [:]
+    /// The ordinary user the commands (and the agent they start) run as, in that user's own
+    /// keychain home, with the executables where the user can run them; nil: as the test.
+    public let user: UserKeychainSession?
 
     public static var products: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -14,6 +17,13 @@ public struct CommandRunner: Sendable {
 
     public init() throws {
         runtime = try TemporaryFolder.make(prefix: "keyhaven-runtime")
+        user = nil
+    }
+
+    /// A runner whose commands run as `session`'s user, in its home and runtime folder.
+    public init(as session: UserKeychainSession) {
+        runtime = session.runtime
+        user = session
     }
 
     public struct Result: Sendable {
@@ -25,8 +35,8 @@ public struct CommandRunner: Sendable {
     }
 
     public var environment: [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["KEYHAVEN_HOME"] = TestHome.current!.path
+        var environment = user?.environment ?? ProcessInfo.processInfo.environment
+        environment["KEYHAVEN_HOME"] = user?.home ?? TestHome.current!.path
         environment["XDG_RUNTIME_DIR"] = runtime
         environment["KEYHAVEN_AGENT_SOCKET"] = nil
         environment["KEYHAVEN_ACCESS_GROUPS"] = nil
@@ -40,15 +50,24 @@ public struct CommandRunner: Sendable {
     }
 
     public func run(_ arguments: [String], input: String? = nil) throws -> Result {
-        try Self.execute(Self.products.appendingPathComponent("keyhaven").path, arguments, environment: environment, input: input)
+        guard let user else {
+            return try Self.execute(Self.products.appendingPathComponent("keyhaven").path, arguments, environment: environment, input: input)
+        }
+        return try Self.execute(user.binaries.path("keyhaven"), arguments, environment: environment, input: input, as: user.user)
     }
 
-    /// Runs any program; `input` on its standard input (closed after).
-    public static func execute(_ program: String, _ arguments: [String], environment: [String: String], input: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.environment = environment
+    /// Runs any program (as `user`, when given); `input` on its standard input (closed after).
+    public static func execute(_ program: String, _ arguments: [String], environment: [String: String], input: String? = nil,
+                               as user: LocalUser? = nil) throws -> Result {
+        let process: Process
+        if let user {
+            process = user.process(program, arguments, environment: environment)
+        } else {
+            process = Process()
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = arguments
+            process.environment = environment
+        }
         let (out, err, inp) = (Pipe(), Pipe(), Pipe())
         process.standardOutput = out
         process.standardError = err
@@ -70,9 +89,9 @@ public struct CommandRunner: Sendable {
                       error: String(decoding: error, as: UTF8.self), exited: process.terminationReason == .exit)
     }
 
-    /// Stops this runner's agent and removes its runtime folder.
+    /// Stops this runner's agent and removes its runtime folder (a user's session is its own to remove).
     public func finish() {
         _ = try? run("agent", "stop")
-        try? FileManager.default.removeItem(atPath: runtime)
+        if user == nil { try? FileManager.default.removeItem(atPath: runtime) }
     }
 }

@@ -6,11 +6,14 @@ import Testing
 
 /// Per-application access (docs/access.md): two distinct programs, the test helper and a modified
 /// copy of it, against one agent; prompts answered by a scripted pinentry (its answer and the
-/// password it types are files the test writes; what it was told is logged).
-@Suite(.freshKeychain(), .serialized)
+/// password it types are files the test writes; what it was told is logged). The agent, the
+/// programs and the pinentry run as an ordinary user the test makes (root sets the stage: the
+/// user, and the executables in a folder only root writes).
+@Suite(.freshKeychain(), .serialized, .enabled(if: LocalUser.isAvailable, LocalUser.skipReason))
 struct AccessControlTests {
     /// One agent with a scripted pinentry, the helper and a modified copy of it.
     final class Setup: Sendable {
+        let session: UserKeychainSession
         let runner: CommandRunner
         let folder: String
         let helper: String
@@ -21,10 +24,13 @@ struct AccessControlTests {
         /// `pinentry`: the program the agent runs (the scripted one by default).
         /// `turns`: the agent's turns for look-ups (``LookUpTurns``; as many as the CPUs when nil).
         init(timeout: Int = 20, pinentry: String? = nil, turns: Int? = nil) throws {
-            // As the kernel names it (the temporary folder's path may have a doubled slash).
-            folder = URL(fileURLWithPath: try TemporaryFolder.make(prefix: "keyhaven-access")).resolvingSymlinksInPath().path
-            helper = CommandRunner.products.appendingPathComponent("keyhaven-test-helper").path
-            copy = folder + "/other-program"
+            session = try UserKeychainSession(try LocalUser.make("keyhaven-access-user"),
+                                              executables: ["keyhaven", "keyhavend", "keyhaven-pki", "keyhaven-test-helper"])
+            // As the kernel names it (the temporary folder's path may have a doubled slash); the
+            // user's, since its pinentry writes there.
+            folder = URL(fileURLWithPath: try session.user.makeFolder(prefix: "keyhaven-access")).resolvingSymlinksInPath().path
+            helper = URL(fileURLWithPath: session.binaries.path("keyhaven-test-helper")).resolvingSymlinksInPath().path
+            copy = URL(fileURLWithPath: session.binaries.path("other-program")).resolvingSymlinksInPath().path
             try FileManager.default.copyItem(atPath: helper, toPath: copy)
             // One byte more: another file, another digest, the same code.
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
@@ -56,10 +62,11 @@ struct AccessControlTests {
                 done
                 """
             try script.write(toFile: folder + "/pinentry", atomically: true, encoding: .utf8)
-            chmod(folder + "/pinentry", 0o700)
+            chmod(folder + "/pinentry", 0o755)
+            chmod(copy, 0o755)
             try "cancel".write(toFile: folder + "/answer", atomically: true, encoding: .utf8)
             try "".write(toFile: folder + "/pin", atomically: true, encoding: .utf8)
-            var runner = try CommandRunner()
+            var runner = CommandRunner(as: session)
             runner.extraEnvironment = ["KEYHAVEN_PINENTRY": pinentry ?? folder + "/pinentry", "KEYHAVEN_PROMPT_TIMEOUT": String(timeout)]
             if let turns { runner.extraEnvironment["KEYHAVEN_AGENT_LOOKUP_TURNS"] = String(turns) }
             self.runner = runner
@@ -69,6 +76,7 @@ struct AccessControlTests {
 
         func finish() {
             runner.finish()
+            session.remove()
             try? FileManager.default.removeItem(atPath: folder)
         }
 
@@ -102,12 +110,9 @@ struct AccessControlTests {
             return (status, lines.first { $0.hasPrefix("data ") }.map { String($0.dropFirst(5)) })
         }
 
-        /// Starts `program ARGUMENTS` with no terminal.
+        /// Starts `program ARGUMENTS` as the user, with no terminal.
         func start(_ program: String, _ arguments: [String], display: Bool, groups: String?,
                    reuse: String? = nil, extra: [String: String] = [:], output: Pipe?) throws -> Process {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = arguments
             var environment = self.environment
             environment["KEYHAVEN_AGENT"] = "on"
             environment["DISPLAY"] = display ? ":99" : nil
@@ -116,7 +121,7 @@ struct AccessControlTests {
             environment["KEYHAVEN_TEST_TRUST"] = copy
             environment["KEYHAVEN_TEST_REUSE"] = reuse
             environment.merge(extra) { _, new in new }
-            process.environment = environment
+            let process = session.user.process(program, arguments, environment: environment)
             if let output { process.standardOutput = output } else { process.standardOutput = FileHandle.nullDevice }
             process.standardError = FileHandle.nullDevice
             process.standardInput = FileHandle.nullDevice
@@ -417,13 +422,11 @@ struct AccessControlTests {
         defer { s.finish() }
         try s.itemSharedWithCopy("c1")
         let socket = s.folder + "/tmux.sock"
+        var environment = s.environment
+        environment["TERM"] = "xterm"
+        environment["SHELL"] = "/bin/sh"  // the user's login shell is nologin: tmux runs the command with this one
         func tmuxRun(_ arguments: [String]) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tmux)
-            process.arguments = ["-S", socket] + arguments
-            var environment = s.environment
-            environment["TERM"] = "xterm"
-            process.environment = environment
+            let process = s.session.user.process(tmux, ["-S", socket] + arguments, environment: environment)
             let out = Pipe()
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
@@ -443,15 +446,19 @@ struct AccessControlTests {
             return pane
         }
         defer { _ = try? tmuxRun(["kill-server"]) }
-        let home = TestHome.current!.path
+        let home = s.session.home
         let command = "env KEYHAVEN_HOME='\(home)' XDG_RUNTIME_DIR='\(s.runner.runtime)' KEYHAVEN_AGENT=on "
             + "KEYHAVEN_ACCESS_GROUPS='\(s.helperGroup)' '\(s.copy)' item read c1; sleep 30"
-        // Started with posix_spawn: Foundation's Process waits for the server tmux leaves running.
+        // Started with posix_spawn (as the user): Foundation's Process waits for the server tmux
+        // leaves running.
         var pid: pid_t = 0
-        let words: [String] = [tmux, "-S", socket, "new-session", "-d", "-s", "t", "-x", "110", "-y", "30", command]
+        let user = s.session.user
+        let words: [String] = ["/usr/bin/setpriv", "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--",
+                               tmux, "-S", socket, "new-session", "-d", "-s", "t", "-x", "110", "-y", "30", command]
         let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { for argument in arguments { free(argument) } }
-        #expect(posix_spawn(&pid, tmux, nil, nil, arguments, environ) == 0)
+        let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for argument in arguments + variables { free(argument) } }
+        #expect(posix_spawn(&pid, "/usr/bin/setpriv", nil, nil, arguments, variables) == 0)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
         let prompt = try waitForPane("wants to use")
@@ -485,6 +492,7 @@ struct AccessControlTests {
         openssl.standardError = FileHandle.nullDevice
         try openssl.run()
         openssl.waitUntilExit()
+        chmod(key, 0o644)  // root made it; the user imports it
         #expect(try s.runner.run("import", key, "-T", s.copy, "-G", s.helperGroup).status == 0)
         let listed = try s.runner.run("access", "list", "-c", "keys", "--json")
         #expect(listed.output.contains(s.copy) && listed.output.contains("keyhaven-pki"))
