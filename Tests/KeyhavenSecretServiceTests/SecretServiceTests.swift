@@ -4,24 +4,30 @@ import Testing
 
 /// The Secret Service provider (docs/secret-service.md) with real clients on a private session
 /// bus (dbus-run-session): secret-tool (libsecret), Python's secretstorage (its DH session) and
-/// keyring, dbus-send for malformed calls, gnome-keyring-daemon as the other provider.
-@Suite(.freshKeychain(), .serialized)
+/// keyring, dbus-send for malformed calls, gnome-keyring-daemon as the other provider. The bus,
+/// the provider and its clients run as an ordinary user the test makes, as on a desktop.
+@Suite(.freshKeychain(), .serialized, .enabled(if: LocalUser.isAvailable, LocalUser.skipReason))
 struct SecretServiceTests {
     static let tools = ["/usr/bin/dbus-run-session", "/usr/bin/secret-tool", "/usr/bin/dbus-send", "/usr/bin/python3"]
 
-    /// Runs `body` (bash) in a private session bus with keyhavend --secret-service started on
-    /// it (its log in $DIR/agent.log); returns what the script printed.
+    /// Runs `body` (bash) as an ordinary user in a private session bus with keyhavend
+    /// --secret-service started on it (its log in $DIR/agent.log); returns what the script printed.
     func session(_ body: String, pinentry: Bool = false) throws -> CommandRunner.Result {
-        var runner = try CommandRunner()
-        let folder = try TemporaryFolder.make(prefix: "keyhaven-dbus")
+        let user = try UserKeychainSession(try LocalUser.make("keyhaven-ss-user"),
+                                           executables: ["keyhaven", "keyhavend", "keyhaven-test-helper"])
+        var runner = CommandRunner(as: user)
+        let folder = try user.user.makeFolder(prefix: "keyhaven-dbus")
         defer {
             runner.finish()
+            user.remove()
             try? FileManager.default.removeItem(atPath: folder)
         }
-        let products = CommandRunner.products.path
+        let products = user.binaries.folder
         if pinentry {
             // Types the password in $DIR/pin at GETPIN, logs what it was told.
-            runner.extraEnvironment["KEYHAVEN_PINENTRY"] = try ScriptedPinentry.write(in: folder)
+            let path = try ScriptedPinentry.write(in: folder)
+            chown(path, user.user.uid, user.user.gid)
+            runner.extraEnvironment["KEYHAVEN_PINENTRY"] = path
         }
         let script = """
             set -u
@@ -36,7 +42,8 @@ struct SecretServiceTests {
         var environment = runner.environment
         environment["DISPLAY"] = nil
         environment["WAYLAND_DISPLAY"] = nil
-        return try CommandRunner.execute("/usr/bin/dbus-run-session", ["--", "/bin/bash", folder + "/test.sh"], environment: environment)
+        return try CommandRunner.execute("/usr/bin/dbus-run-session", ["--", "/bin/bash", folder + "/test.sh"], environment: environment,
+                                         as: user.user)
     }
 
     func toolsPresent() -> Bool {
