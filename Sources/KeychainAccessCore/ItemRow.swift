@@ -61,11 +61,7 @@ package struct ItemRow: Sendable, Equatable, Identifiable {
     package var searchText: String { [name, account, location, comment].joined(separator: "\n").lowercased() }
 
     /// A keychain file's name without its folder and ending: `login` for `login.keychain-db`.
-    package static func keychainName(_ path: String) -> String {
-        let file = path.split(separator: "/").last.map(String.init) ?? path
-        for ending in [".keychain-db", ".keychain"] where file.hasSuffix(ending) { return String(file.dropLast(ending.count)) }
-        return file
-    }
+    package static func keychainName(_ path: String) -> String { KeychainPreferences.fileName(path) }
 
     static func kindName(_ item: StoredItem) -> String {
         switch item.itemClass {

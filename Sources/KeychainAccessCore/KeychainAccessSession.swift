@@ -24,7 +24,8 @@ package struct KeychainAccessSession: Sendable {
         paths.insert(defaultPath, at: 0)
         return try paths.map { (path) throws(StoreError) in
             let status = try session.send(.status(keychain: path)).status
-            return KeychainEntry(path: path, isDefault: path == defaultPath, hasPassword: status?.hasPassword ?? false,
+            return KeychainEntry(path: path, name: preferences.label(of: path), isDefault: path == defaultPath,
+                                 hasPassword: status?.hasPassword ?? false,
                                  isUnlocked: status?.isUnlocked ?? false)
         }
     }

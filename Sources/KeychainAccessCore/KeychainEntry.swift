@@ -7,9 +7,10 @@ package struct KeychainEntry: Sendable, Equatable, Identifiable {
     package let hasPassword: Bool
     package let isUnlocked: Bool
 
-    package init(path: String, isDefault: Bool, hasPassword: Bool, isUnlocked: Bool) {
+    /// `name`: its label (a Secret Service collection's `Label`); nil: its file's name.
+    package init(path: String, name: String? = nil, isDefault: Bool, hasPassword: Bool, isUnlocked: Bool) {
         self.path = path
-        name = ItemRow.keychainName(path)
+        self.name = name ?? ItemRow.keychainName(path)
         self.isDefault = isDefault
         self.hasPassword = hasPassword
         self.isUnlocked = isUnlocked

@@ -75,7 +75,12 @@ struct ListKeychains: ParsableCommand {
                 preferences.searchList = keychains.map { home.keychainPath(for: $0, relativeTo: FileManager.default.currentDirectoryPath) }
                 try preferences.save(home)
             } else {
-                for path in preferences.searchPaths(home) { printLine("    \"\(path)\"") }
+                // security(1)'s lines; a keychain with a label of its own (a Secret Service
+                // collection's) has it after its path.
+                for path in preferences.searchPaths(home) {
+                    let label = preferences.labels?[path].map { " (\($0))" } ?? ""
+                    printLine("    \"\(path)\"" + label)
+                }
             }
         }
     }

@@ -71,7 +71,7 @@ enum Introspection {
             <signal name="ItemDeleted"><arg name="item" type="o"/></signal>
             <signal name="ItemChanged"><arg name="item" type="o"/></signal>
             <property name="Items" type="ao" access="read"/>
-            <property name="Label" type="s" access="read"/>
+            <property name="Label" type="s" access="readwrite"/>
             <property name="Locked" type="b" access="read"/>
             <property name="Created" type="t" access="read"/>
             <property name="Modified" type="t" access="read"/>

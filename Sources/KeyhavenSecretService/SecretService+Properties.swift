@@ -46,7 +46,7 @@ extension SecretService {
                     .compactMap { SecretObject.itemPath(collection: collection, reference: $0.persistentReference) }
             var info = stat()
             let exists = stat(keychain, &info) == 0
-            let name = keychain.split(separator: "/").last.map { String($0.dropLast(".keychain-db".count)) } ?? keychain
+            let name = (try? KeychainPreferences.load(agent.home))?.label(of: keychain) ?? KeychainPreferences.fileName(keychain)
             return [("Items", .paths(items)), ("Label", .string(name)), ("Locked", .bool(locked)),
                     ("Created", .uint64(exists ? UInt64(max(0, info.st_ctim.tv_sec)) : 0)),
                     ("Modified", .uint64(exists ? UInt64(max(0, info.st_mtim.tv_sec)) : 0))]
@@ -74,6 +74,11 @@ extension SecretService {
     }
 
     private func setProperty(_ object: SecretObject, interface: String, name: String, value: BusValue, _ call: BusCall) throws(BusError) {
+        if case .collection(let keychain, _) = object, interface == SecretServiceNames.collectionInterface, name == "Label" {
+            guard case .string(let label) = value else { throw .invalidArguments("Label is a string") }
+            try setLabel(label, of: keychain, call)
+            return
+        }
         guard case .item(let keychain, let collection, let reference, let path) = object, interface == SecretServiceNames.itemInterface else {
             throw BusError("org.freedesktop.DBus.Error.PropertyReadOnly", "\(interface).\(name) cannot be set here")
         }
@@ -121,5 +126,28 @@ extension SecretService {
             interfaces.append(Introspection.prompt)
         }
         return Introspection.document(interfaces: interfaces, children: children)
+    }
+
+    /// A collection's `Label`: the keychain's display label, kept in the home's preferences (the
+    /// file keeps its name, so every path to it stays valid); empty, or the file's name, goes back
+    /// to the file's name. `PropertiesChanged` and the service's `CollectionChanged` tell clients.
+    private func setLabel(_ label: String, of keychain: String, _ call: BusCall) throws(BusError) {
+        _ = try context(call)
+        guard label.utf8.count <= 200, !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidArguments("a collection's Label is at most 200 bytes, without control characters")
+        }
+        let home = agent.home
+        do throws(StoreError) {
+            var preferences = try KeychainPreferences.load(home)
+            preferences.setLabel(label, of: keychain)
+            try preferences.save(home)
+        } catch {
+            throw BusError(error)
+        }
+        let path = SecretObject.collectionPath(for: keychain)
+        let shown = label.isEmpty ? KeychainPreferences.fileName(keychain) : label
+        emit(path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+             [.string(SecretServiceNames.collectionInterface), .properties([("Label", .string(shown))]), .array(element: "s", [])])
+        emit(SecretObject.root, SecretServiceNames.serviceInterface, "CollectionChanged", [.objectPath(path)])
     }
 }

@@ -204,8 +204,18 @@ package struct SyncService: Sendable {
         defer { receipt.release() }
         let body = request.body
         do {
-            try await withWatchdog(every: .seconds(1), overdue: { receipt.overdue() }) {
-                for try await chunk in body { try receipt.append(chunk) }
+            // The body is read to its end or cancelled before this returns: the server reads what
+            // is left of it once the route answers, and a request's body has one reader at a time.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { for try await chunk in body { try receipt.append(chunk) } }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: .seconds(1))
+                        if let overdue = receipt.overdue() { throw overdue }
+                    }
+                }
+                defer { group.cancelAll() }
+                try await group.next()
             }
         } catch let error as SyncServerError {
             throw error

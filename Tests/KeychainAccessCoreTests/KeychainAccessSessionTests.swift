@@ -35,6 +35,24 @@ struct KeychainAccessSessionTests {
             #expect(try session.rows(in: keychains[1].path).map(\.account) == ["octo"])
         }
     }
+
+    @Test("A keychain with a label (a Secret Service collection's) is shown by it; without one, by its file's name")
+    func labels() throws {
+        try withAgent { runner in
+            #expect(try runner.run("create-keychain", "-p", "", "work").status == 0)
+            let home = KeychainHome(path: TestHome.current!.path)
+            var preferences = try KeychainPreferences.load(home)
+            let work = home.path + "/work.keychain-db"
+            preferences.setLabel("Work accounts", of: work)
+            try preferences.save(home)
+            #expect(try KeychainAccessSession.open().keychains().map(\.name) == ["login", "Work accounts"])
+            #expect(try runner.run("list-keychains").output.contains("work.keychain-db\" (Work accounts)\n"))
+            preferences.setLabel("work", of: work)
+            #expect(preferences.labels == nil, "the file's own name is no label")
+            try preferences.save(home)
+            #expect(try KeychainAccessSession.open().keychains().map(\.name) == ["login", "work"])
+        }
+    }
 }
 
 /// What the window shows and does, through its model, against a real agent.

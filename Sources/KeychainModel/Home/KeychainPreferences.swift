@@ -7,12 +7,16 @@ import FoundationEssentials
 import Synchronization
 
 /// The default keychain and the search list of a keychain home, as macOS keeps them in the
-/// user's preferences. Stored as JSON in `<home>/preferences.json` (0600), replaced atomically.
+/// user's preferences, and the keychains' display labels. Stored as JSON in
+/// `<home>/preferences.json` (0600), replaced atomically.
 package struct KeychainPreferences: Sendable, Codable, Equatable {
     /// The default keychain's path; nil: `<home>/login.keychain-db`.
     package var defaultKeychain: String?
     /// The keychains searched when a call names none; nil: just the default keychain.
     package var searchList: [String]?
+    /// Display labels by keychain path, as a Secret Service client sets a collection's `Label`;
+    /// a keychain without one is shown by its file's name (``label(of:)``).
+    package var labels: [String: String]?
 
     package init(defaultKeychain: String? = nil, searchList: [String]? = nil) {
         self.defaultKeychain = defaultKeychain
@@ -56,6 +60,26 @@ package struct KeychainPreferences: Sendable, Codable, Equatable {
             throw StoreError(.internalError, "cannot encode the preferences")
         }
         try FileSecurity.replace(Self.path(home), bytes: Array(data))
+    }
+
+    /// The name a keychain is shown by: its label, else its file's name without the extension.
+    package func label(of path: String) -> String {
+        if let label = labels?[path], !label.isEmpty { return label }
+        return Self.fileName(path)
+    }
+
+    /// A keychain's file name without `.keychain-db` or `.keychain`.
+    package static func fileName(_ path: String) -> String {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        for ending in [".keychain-db", ".keychain"] where file.hasSuffix(ending) { return String(file.dropLast(ending.count)) }
+        return file
+    }
+
+    /// Sets (or, empty or the file's name, removes) a keychain's label.
+    package mutating func setLabel(_ label: String, of path: String) {
+        var labels = self.labels ?? [:]
+        labels[path] = label.isEmpty || label == Self.fileName(path) ? nil : label
+        self.labels = labels.isEmpty ? nil : labels
     }
 
     /// The default keychain's path in `home`.
