@@ -333,7 +333,7 @@ let linuxTargets: [Target] = [
     // Driven by the multi-process tests: performs keychain operations in a separate process.
     .executableTarget(
         name: "keyhaven-test-helper",
-        dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainModel", "KeyhavenAgentClient"],
+        dependencies: ["KeychainServices", "KeychainServicesExtras", "KeychainModel", "KeyhavenAgentClient", "KeyhavenTPM"],
         path: "Tools/keyhaven-test-helper",
         swiftSettings: strictSwift
     ),

@@ -2,7 +2,6 @@ import Foundation
 import KeychainModel
 import KeychainTestSupport
 import KeyhavenAgentClient
-import KeyhavenTPM
 import Testing
 
 /// A Secure Enclave key's TPM object asks for its authorization (docs/tpm.md): the blob alone,
@@ -35,11 +34,20 @@ struct SecureEnclaveAuthorizationTests {
                 #expect(error.code == .authFailed && error.message.contains("authorization"), "\(error)")
             }
         }
-        // Without the agent (swtpm serves one connection at a time): the TPM itself asks.
+        // Without the agent (swtpm serves one connection at a time): another program on the TPM
+        // itself, which asks too.
         agent.stop()
         running = false
-        let connection = try TPMConnection(tcti: tpm.tcti)
-        #expect(throws: TPMError.self) { try connection.sign(digest, with: key.object, authorization: []) }
-        #expect(try connection.sign(digest, with: key.object, authorization: key.authorization).count == 64)
+        func signOnTPM(_ authorization: [UInt8]) throws -> String {
+            let parts = [Array(key.object.publicArea), Array(key.object.privateArea), authorization].map(Self.hex)
+            return HelperProcess.finish(try HelperProcess.start(["tpm-sign", tpm.tcti] + parts)).1
+        }
+        #expect(try signOnTPM([]).hasPrefix("refused "))
+        #expect(try signOnTPM([UInt8](repeating: 1, count: 32)).hasPrefix("refused "))
+        #expect(try signOnTPM(key.authorization) == "signed 64")
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0 >> 4, radix: 16) + String($0 & 15, radix: 16) }.joined()
     }
 }

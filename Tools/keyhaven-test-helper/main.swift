@@ -30,6 +30,10 @@
 //   keyhaven-test-helper stop SOCKET             asks the agent to stop: "stopped" or "refused ..."
 //   keyhaven-test-helper backup SOCKET KEYCHAIN FILE PASSWORD
 //                                                asks the agent for a backup: "backed up" or "refused ..."
+//   keyhaven-test-helper tpm-sign TCTI PUBLIC PRIVATE AUTHORIZATION
+//                                                signs a fixed digest on the TPM itself (no agent) with
+//                                                the key blob's areas and authorization (hex): "signed N"
+//                                                (the signature's bytes) or "refused ..." (TPMMode.swift)
 //   keyhaven-test-helper reveal SOCKET KEYCHAIN PASSWORD
 //                                                asks the agent, as Keychain Access does, for the first
 //                                                generic password's secret: "revealed" or "refused ..."
@@ -46,6 +50,9 @@ let arguments = CommandLine.arguments
 if arguments.count == 3, arguments[1] == "listen" { runListener(path: arguments[2]) }
 if arguments.count == 3, arguments[1] == "probe" { runProbe(path: arguments[2]) }
 if arguments.count == 3, arguments[1] == "stop" { runAgentRequest(path: arguments[2], .shutdown, done: "stopped") }
+if arguments.count == 6, arguments[1] == "tpm-sign" {
+    runTPMSign(tcti: arguments[2], publicArea: arguments[3], privateArea: arguments[4], authorization: arguments[5])
+}
 if arguments.count == 5, arguments[1] == "reveal" {
     runAgentRequest(path: arguments[2], .administer(keychain: arguments[3], reference: .rowID(.genericPassword, 1),
                                                     password: Data(arguments[4].utf8), action: .reveal), done: "revealed")
