@@ -50,7 +50,7 @@ package struct ItemRow: Sendable, Equatable, Identifiable {
         comment = text("icmt") ?? ""
         if case .date(let date)? = attributes["mdat"] { modified = date } else { modified = nil }
         self.keychainPath = keychainPath
-        keychain = Self.keychainName(keychainPath)
+        keychain = KeychainPreferences.fileName(keychainPath)
         switch (item.itemClass, attributes["klbl"], attributes["pkhh"]) {
         case (.key, .data(let hash)?, _), (.certificate, _, .data(let hash)?): keyHash = hash
         default: keyHash = nil
@@ -59,9 +59,6 @@ package struct ItemRow: Sendable, Equatable, Identifiable {
 
     /// The words a search looks in: name, account, service or server, comment.
     package var searchText: String { [name, account, location, comment].joined(separator: "\n").lowercased() }
-
-    /// A keychain file's name without its folder and ending: `login` for `login.keychain-db`.
-    package static func keychainName(_ path: String) -> String { KeychainPreferences.fileName(path) }
 
     static func kindName(_ item: StoredItem) -> String {
         switch item.itemClass {

@@ -1,3 +1,5 @@
+import KeychainModel
+
 /// A keychain of the sidebar: its file, its name as shown, and its lock state.
 package struct KeychainEntry: Sendable, Equatable, Identifiable {
     package var id: String { path }
@@ -10,7 +12,7 @@ package struct KeychainEntry: Sendable, Equatable, Identifiable {
     /// `name`: its label (a Secret Service collection's `Label`); nil: its file's name.
     package init(path: String, name: String? = nil, isDefault: Bool, hasPassword: Bool, isUnlocked: Bool) {
         self.path = path
-        self.name = name ?? ItemRow.keychainName(path)
+        self.name = name ?? KeychainPreferences.fileName(path)
         self.isDefault = isDefault
         self.hasPassword = hasPassword
         self.isUnlocked = isUnlocked

@@ -28,6 +28,12 @@ package final class RequestContext: Sendable {
         self.isAdministrator = isAdministrator
         self.findsEveryGroup = findsEveryGroup
     }
+
+    /// Refuses (`authFailed`, saying `refusal`) a request that only the administrator programs
+    /// (keyhaven, Keychain Access) or the agent's own process may make.
+    func requireAdministrator(_ refusal: @autoclosure () -> String) throws(StoreError) {
+        guard client == nil || isAdministrator else { throw StoreError(.authFailed, refusal()) }
+    }
 }
 
 /// The agent's access decisions (docs/access.md): an item's access group decides which programs

@@ -65,9 +65,7 @@ extension AgentService {
     /// administrator programs ask; the agent's own items are not theirs to touch.
     func administer(_ reference: PersistentReference, in database: KeychainDatabase, password: Data?, action: ItemAdministration,
                     _ context: RequestContext) throws(StoreError) -> [StoredItem] {
-        guard context.client == nil || context.isAdministrator else {
-            throw StoreError(.authFailed, "only the keyhaven programs may use an item with the keychain's password")
-        }
+        try context.requireAdministrator("only the keyhaven programs may use an item with the keychain's password")
         let query = ItemQuery.single(reference)
         let unrestricted = Caller(accessGroups: ["*"])
         guard let item = try database.find(query, caller: unrestricted, withSecrets: false).first else {

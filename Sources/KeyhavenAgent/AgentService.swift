@@ -216,18 +216,14 @@ package struct AgentService: Sendable {
         case .backup(let keychain, let destination, let password):
             // A backup is a copy that no TPM and no access list guards: only the administrator
             // programs ask for one (docs/tpm.md, "Backups").
-            guard context.client == nil || context.isAdministrator else {
-                throw StoreError(.authFailed, "only the keyhaven command and Keychain Access may back up a keychain")
-            }
+            try context.requireAdministrator("only the keyhaven command and Keychain Access may back up a keychain")
             var secret = Array(password)
             defer { zeroize(&secret) }
             try database(keychain).backup(to: destination, password: secret)
         case .shutdown:
             // Any program of the user can signal the agent; none but the administrator programs
             // stops it by asking (docs/threat-model.md, "The buses").
-            guard context.client == nil || context.isAdministrator else {
-                throw StoreError(.authFailed, "only the keyhaven command and Keychain Access may stop the agent")
-            }
+            try context.requireAdministrator("only the keyhaven command and Keychain Access may stop the agent")
         case .echo(let data):
             response.data = data
         case .provideSecretService(let busAddress):

@@ -14,10 +14,12 @@ final class BodyReceipt: Sendable {
     private let state: Mutex<State>
 
     private struct State {
+        /// The bytes so far, all of them held in the budget until ``release()``.
         var bytes: [UInt8] = []
-        var held = 0
         var released = false
         var lastChunk: ContinuousClock.Instant
+        /// Why the body was found overdue, once it was.
+        var overdue: SyncServerError?
     }
 
     init(budget: BodyBudget, key: String, limit: Int, declared: Int?, limits: SyncLimits) {
@@ -42,7 +44,6 @@ final class BodyReceipt: Sendable {
             } catch {
                 throw SyncServerError(.unavailable, "the server is receiving as much as it may at once: try again")
             }
-            state.held += chunk.readableBytes
             state.bytes.append(contentsOf: chunk.readableBytesView)
             state.lastChunk = .now
         }
@@ -51,20 +52,27 @@ final class BodyReceipt: Sendable {
     /// The body, once whole.
     var bytes: [UInt8] { state.withLock { $0.bytes } }
 
-    /// Why the body is overdue, or nil while it comes fast enough.
+    /// Why the body is overdue (kept from the first time it was found so), or nil while it comes
+    /// fast enough.
     func overdue() -> SyncServerError? {
         let now = ContinuousClock.now
-        let (received, lastChunk) = state.withLock { ($0.bytes.count, $0.lastChunk) }
-        if now - lastChunk > limits.bodyIdle {
-            return SyncServerError(.timedOut, "the request body stopped coming for \(limits.bodyIdle.components.seconds) s")
+        return state.withLock { (state) -> SyncServerError? in
+            if let overdue = state.overdue { return overdue }
+            if now - state.lastChunk > limits.bodyIdle {
+                state.overdue = SyncServerError(.timedOut, "the request body stopped coming for \(limits.bodyIdle.components.seconds) s")
+            } else if case let counted = now - started - limits.bodyGrace, counted > .zero,
+                      Double(state.bytes.count) < Self.seconds(counted) * Double(limits.minimumBodyRate) {
+                state.overdue = SyncServerError(.timedOut, "the request body came slower than \(SyncService.size(limits.minimumBodyRate)) a second")
+            }
+            return state.overdue
         }
-        let counted = now - started - limits.bodyGrace
-        guard counted > .zero else { return nil }
-        let seconds = Double(counted.components.seconds) + Double(counted.components.attoseconds) / 1e18
-        if Double(received) < seconds * Double(limits.minimumBodyRate) {
-            return SyncServerError(.timedOut, "the request body came slower than \(SyncService.size(limits.minimumBodyRate)) a second")
-        }
-        return nil
+    }
+
+    /// Why the body was found overdue, if it was; the clock is not read.
+    var foundOverdue: SyncServerError? { state.withLock { $0.overdue } }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// Gives back what the body held and takes no more; once only.
@@ -72,8 +80,7 @@ final class BodyReceipt: Sendable {
         let held = state.withLock { state -> Int in
             guard !state.released else { return 0 }
             state.released = true
-            defer { state.held = 0 }
-            return state.held
+            return state.bytes.count
         }
         budget.give(held, for: key)
     }

@@ -5,6 +5,7 @@ import KeychainModel
 import KeyhavenSyncCore
 import Logging
 import NIOCore
+import NIOPosix
 
 /// The server's HTTP API (docs/sync.md, "The server's API"). Bodies are the protocol's binary
 /// encodings; a refusal is a 4xx or 5xx with its code in a `Keyhaven-Error` header and a short
@@ -203,25 +204,24 @@ package struct SyncService: Sendable {
         let receipt = BodyReceipt(budget: bodies, key: context.limitKey, limit: limit, declared: declared, limits: store.limits)
         defer { receipt.release() }
         let body = request.body
+        let reading = Task { for try await chunk in body { try receipt.append(chunk) } }
+        // An event loop's timer, not a sleeping task per body (see ``withDeadline``); an overdue
+        // body's reading is cancelled, and awaited below: the body is read to its end or cancelled
+        // before this returns, since the server reads what is left of it once the route answers,
+        // and a request's body has one reader at a time.
+        let watchdog = MultiThreadedEventLoopGroup.singleton.any().scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
+            if receipt.overdue() != nil { reading.cancel() }
+        }
+        defer { watchdog.cancel() }
         do {
-            // The body is read to its end or cancelled before this returns: the server reads what
-            // is left of it once the route answers, and a request's body has one reader at a time.
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { for try await chunk in body { try receipt.append(chunk) } }
-                group.addTask {
-                    while true {
-                        try await Task.sleep(for: .seconds(1))
-                        if let overdue = receipt.overdue() { throw overdue }
-                    }
-                }
-                defer { group.cancelAll() }
-                try await group.next()
-            }
+            try await withTaskCancellationHandler { try await reading.value } onCancel: { reading.cancel() }
         } catch let error as SyncServerError {
             throw error
         } catch {
-            throw SyncServerError(.badRequest, "the request body could not be read")
+            throw receipt.foundOverdue ?? SyncServerError(.badRequest, "the request body could not be read")
         }
+        // A body cancelled for being overdue may also end as if it were whole.
+        if let overdue = receipt.foundOverdue { throw overdue }
         return receipt.bytes
     }
 

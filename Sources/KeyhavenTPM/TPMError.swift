@@ -62,9 +62,9 @@ package struct TPMError: Error, Sendable, CustomStringConvertible {
 
     package var description: String { "TPMError(\(code)): \(message)" }
 
-    /// The keychain's error for this failure: no TPM, or a TPM without room, is errSecNotAvailable, a lockout or a wrong
-    /// password errSecAuthFailed (the message says which), an object of another TPM errSecDecode,
-    /// anything else errSecInternal (the agent's internal error).
+    /// The keychain's error for this failure: no TPM, or a TPM without room, is errSecNotAvailable,
+    /// a lockout or a wrong password errSecAuthFailed (the message says which), an object of
+    /// another TPM errSecDecode, anything else errSecInternal (the agent's internal error).
     package var storeError: StoreError {
         switch code {
         case .unreachable, .resources: return StoreError(.notAvailable, message)

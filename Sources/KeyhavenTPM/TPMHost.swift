@@ -26,20 +26,19 @@ package final class TPMHost: Sendable {
     /// dropped and `body` runs once more on a new one; one that fails is dropped.
     package func use<T: Sendable>(_ body: (TPMConnection) throws(TPMError) -> T) throws(TPMError) -> T {
         try connection.withLock { (held) throws(TPMError) -> T in
-            for attempt in 1...2 {
+            var retried = false
+            while true {
                 let current: TPMConnection
                 if let held { current = held } else { current = try TPMConnection(tcti: tcti()) }
                 held = current
                 do throws(TPMError) {
                     return try body(current)
-                } catch where error.code == .resources && attempt == 1 {
-                    held = nil
                 } catch {
                     if error.code == .unreachable || error.code == .resources { held = nil }
-                    throw error
+                    guard error.code == .resources, !retried else { throw error }
+                    retried = true
                 }
             }
-            throw TPMError(.failed, "unreachable: the second attempt returns or throws")
         }
     }
 

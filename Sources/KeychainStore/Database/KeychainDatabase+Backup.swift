@@ -32,12 +32,7 @@ extension KeychainDatabase {
             guard let passwordKey = session.passwordKey, session.format >= KeychainSchema.formatVersion else {
                 throw StoreError(.interactionNotAllowed, "unlock the keychain to back it up")
             }
-            if let sealed = session.sealed {
-                _ = try HardwareBinding.open(sealed, deviceKey: session.homeDeviceKey, passwordKey: given, keychainID: session.keychainID)
-            } else {
-                _ = try Keybag.open(.devicePassword, in: session.connection, keychainID: session.keychainID, format: session.format,
-                                    deviceKey: session.deviceKey, passwordKey: given)
-            }
+            try session.verify(passwordKey: given)
             let fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw FileSecurity.error(errno, "cannot create \(temporary)") }
             close(fd)

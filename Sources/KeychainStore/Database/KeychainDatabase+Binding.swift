@@ -18,13 +18,7 @@ extension KeychainDatabase {
             guard session.kdf == kdf else { throw StoreError(.authFailed, "the password changed meanwhile; try again") }
             guard !session.foreign else { throw StoreError(.interactionNotAllowed, "unlock the keychain on this machine first") }
             guard (session.sealed != nil) != bound else { return }
-            // The TPM checks a bound keychain's password (and counts a wrong one): unsealing it, or
-            // opening the seal again when it is unsealed already.
-            if let sealed = session.sealed, session.unsealed {
-                _ = try HardwareBinding.open(sealed, deviceKey: session.homeDeviceKey, passwordKey: passwordKey, keychainID: session.keychainID)
-            } else {
-                try session.unseal(passwordKey: passwordKey)
-            }
+            try session.unsealChecking(passwordKey: passwordKey)
             let keys = try session.allKeys(passwordKey: passwordKey)
             let (sealed, deviceKey) = bound
                 ? try HardwareBinding.bind(deviceKey: session.homeDeviceKey, passwordKey: passwordKey, keychainID: session.keychainID)

@@ -47,13 +47,7 @@ extension KeychainDatabase {
         let passwordKey = try kdf.deriveKey(from: password)  // slow: outside the lock
         try withSession { session throws(StoreError) in
             guard session.kdf == kdf else { throw StoreError(.authFailed, "the password changed meanwhile; try again") }
-            // A bound keychain's password is the TPM's to check (and count).
-            if let sealed = session.sealed {
-                _ = try HardwareBinding.open(sealed, deviceKey: session.homeDeviceKey, passwordKey: passwordKey, keychainID: session.keychainID)
-                return
-            }
-            _ = try Keybag.open(session.foreign ? .password : .devicePassword, in: session.connection, keychainID: session.keychainID,
-                                format: session.format, deviceKey: session.foreign ? nil : session.deviceKey, passwordKey: passwordKey)
+            try session.verify(passwordKey: passwordKey)
         }
     }
 
@@ -79,13 +73,8 @@ extension KeychainDatabase {
         try withSession { session throws(StoreError) in
             guard session.kdf == kdf else { throw StoreError(.authFailed, "the password changed meanwhile; try again") }
             guard !session.foreign else { throw StoreError(.interactionNotAllowed, "unlock the keychain on this machine first") }
-            // A bound keychain: the TPM checks the old password (and counts a wrong one), then a
-            // new secret is sealed under the new one.
-            if let sealed = session.sealed, session.unsealed {
-                _ = try HardwareBinding.open(sealed, deviceKey: session.homeDeviceKey, passwordKey: oldKey, keychainID: session.keychainID)
-            } else {
-                try session.unseal(passwordKey: oldKey)
-            }
+            // A bound keychain: the TPM checks the old password, then a new secret is sealed under the new one.
+            try session.unsealChecking(passwordKey: oldKey)
             let keys = try session.allKeys(passwordKey: oldKey)
             let rebound = try session.sealed.map { (_) throws(StoreError) in
                 try HardwareBinding.bind(deviceKey: session.homeDeviceKey, passwordKey: newKey, keychainID: session.keychainID)
@@ -147,6 +136,28 @@ extension KeychainDatabase {
 }
 
 extension KeychainDatabase.Session {
+    /// Whether `passwordKey` is the password's (`.authFailed` if not): a bound keychain's is the
+    /// TPM's to check (and count); any other's, its keybag's.
+    func verify(passwordKey: SymmetricKey) throws(StoreError) {
+        if let sealed {
+            _ = try HardwareBinding.open(sealed, deviceKey: homeDeviceKey, passwordKey: passwordKey, keychainID: keychainID)
+            return
+        }
+        _ = try Keybag.open(foreign ? .password : .devicePassword, in: connection, keychainID: keychainID, format: format,
+                            deviceKey: foreign ? nil : deviceKey, passwordKey: passwordKey)
+    }
+
+    /// A bound keychain's password checked by the TPM (which counts a wrong one) before its keys
+    /// are replaced: the seal opened again when it is unsealed already, else unsealed. Nothing for
+    /// any other keychain, whose keybag checks the password when its keys are read.
+    mutating func unsealChecking(passwordKey: SymmetricKey?) throws(StoreError) {
+        if let sealed, unsealed {
+            _ = try HardwareBinding.open(sealed, deviceKey: homeDeviceKey, passwordKey: passwordKey, keychainID: keychainID)
+        } else {
+            try unseal(passwordKey: passwordKey)
+        }
+    }
+
     /// A bound keychain still sealed (with a password, locked): the password unseals the TPM's
     /// secret, which opens the device rows; the header is checked then. Nothing for any other.
     mutating func unseal(passwordKey: SymmetricKey?) throws(StoreError) {
