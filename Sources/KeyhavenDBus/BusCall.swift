@@ -69,11 +69,16 @@ package final class BusCall: @unchecked Sendable {
 package struct BusError: Error, Sendable, Equatable {
     package let name: String
     package let message: String
+    /// The keychain error it stands for, when it is one: callers tell errors apart by it.
+    package private(set) var cause: StoreError.Code?
 
     package init(_ name: String, _ message: String) {
         self.name = name
         self.message = message
     }
+
+    /// Whether the keychain refused a write as a duplicate of another item.
+    package var isDuplicate: Bool { cause == .duplicateItem }
 
     package static func invalidArguments(_ message: String) -> BusError { BusError("org.freedesktop.DBus.Error.InvalidArgs", message) }
     package static func noSuchObject(_ path: String) -> BusError { BusError("org.freedesktop.Secret.Error.NoSuchObject", "no such object: \(path)") }
@@ -98,5 +103,6 @@ package struct BusError: Error, Sendable, Equatable {
         case .invalidParameter, .dataTooLarge, .duplicateItem, .noSuchAttribute: self = .invalidArguments(error.message)
         default: self = .failed(error.message)
         }
+        cause = error.code
     }
 }

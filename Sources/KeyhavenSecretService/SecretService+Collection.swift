@@ -57,6 +57,7 @@ extension SecretService {
         do { try lookup.validate() } catch { throw .invalidArguments(error.message) }
         let keychainAttributes = SecretItemMapping.keychainAttributes(lookup, label: label ?? "")
 
+        // `replace`: the item with exactly these attributes takes the new secret and label.
         if replace, let existing = try items(in: keychain, matching: attributes, context)
             .first(where: { Self.lookupAttributes($0) == attributes }) {
             var changes = ItemChanges()
@@ -67,15 +68,15 @@ extension SecretService {
             emit(collection, SecretServiceNames.collectionInterface, "ItemChanged", [.objectPath(path)])
             return [.objectPath(path), .objectPath("/")]
         }
-        let item = NewItem(itemClass: .genericPassword, attributes: keychainAttributes, secret: value)
-        let added = try respond(.add(keychain: keychain, item: item, caller: Self.caller), context)
-        if let error = added.error {
-            if error.code == .duplicateItem {
-                throw .invalidArguments("an item with this service and account (\(Self.describe(keychainAttributes))) exists with other "
-                                        + "attributes; Keyhaven keeps one item per service and account")
-            }
-            throw BusError(error)
+        // Otherwise a new item, as the spec has it, even beside one with the same attributes: it
+        // takes a discriminator when its service and account are another item's.
+        var item = NewItem(itemClass: .genericPassword, attributes: keychainAttributes, secret: value)
+        var added = try respond(.add(keychain: keychain, item: item, caller: Self.caller), context)
+        if added.error?.code == .duplicateItem {
+            item.attributes[SecretServiceAttributes.discriminatorName] = Self.newDiscriminator()
+            added = try respond(.add(keychain: keychain, item: item, caller: Self.caller), context)
         }
+        if let error = added.error { throw BusError(error) }
         guard let stored = added.items?.first, let path = SecretObject.itemPath(collection: collection, reference: stored.persistentReference) else {
             throw .failed("the new item has no identity")
         }
@@ -83,8 +84,14 @@ extension SecretService {
         return [.objectPath(path), .objectPath("/")]
     }
 
-    static func describe(_ attributes: [String: AttributeValue]) -> String {
-        "service \"\(attributes["svce"]?.utf8String ?? "")\", account \"\(attributes["acct"]?.utf8String ?? "")\""
+    /// A Secret Service item's discriminator: 128 random bits, as hex.
+    static func newDiscriminator() -> AttributeValue {
+        var generator = SystemRandomNumberGenerator()
+        let words = [generator.next(), generator.next()] as [UInt64]
+        return .string(words.map { word in
+            let digits = String(word, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined())
     }
 
     func itemMethod(_ method: Method, keychain: String, collection: String, reference: PersistentReference,

@@ -98,7 +98,14 @@ extension SecretService {
         default:
             throw BusError("org.freedesktop.DBus.Error.PropertyReadOnly", "\(interface).\(name) cannot be set")
         }
-        try change(reference, in: keychain, changes, context, path: path)
+        do {
+            try change(reference, in: keychain, changes, context, path: path)
+        } catch where name == "Attributes" && error.isDuplicate {
+            // New attributes whose service and account another item has: this one coexists with
+            // it, as a new item would (CreateItem).
+            changes.attributes[SecretServiceAttributes.discriminatorName] = Self.newDiscriminator()
+            try change(reference, in: keychain, changes, context, path: path)
+        }
         emit(collection, SecretServiceNames.collectionInterface, "ItemChanged", [.objectPath(path)])
     }
 

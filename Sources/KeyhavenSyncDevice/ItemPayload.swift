@@ -25,6 +25,8 @@ enum ItemPayload {
         item.itemClass.write(to: &writer)
         for descriptor in item.itemClass.schema.primaryKey {
             let value = item.attributes[descriptor.name] ?? descriptor.defaultValue
+            // Absent from the key of every item without one, so those keys read as they always have.
+            if descriptor.name == SecretServiceAttributes.discriminatorName, value?.comparableBytes.isEmpty ?? true { continue }
             writer.raw(descriptor.name.utf8)
             Data(value?.matchKey(for: descriptor.kind) ?? []).write(to: &writer)
         }

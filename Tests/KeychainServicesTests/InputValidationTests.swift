@@ -25,14 +25,16 @@ struct InputValidationTests {
         #expect(add(genericPassword(["f_callback": true])) == errSecSuccess)
     }
 
-    @Test("The Secret Service's own attribute (khss) is no key of Apple's: refused on add, query and update, never returned")
-    func secretServiceAttributeIsInternal() {
-        #expect(add(genericPassword(["khss": Data([1, 0, 0, 0, 0])])) == errSecNoSuchAttr)
-        #expect(copy(genericPassword(["khss": Data([1])])).0 == errSecNoSuchAttr)
+    @Test("The Secret Service's own attributes (khss, khdc) are no keys of Apple's: refused on add, query and update, never returned",
+          arguments: ["khss", "khdc"])
+    func secretServiceAttributeIsInternal(name: String) {
+        #expect(add(genericPassword([name: Data([1, 0, 0, 0, 0])])) == errSecNoSuchAttr)
+        #expect(add(genericPassword([name: "d1"])) == errSecNoSuchAttr)
+        #expect(copy(genericPassword([name: Data([1])])).0 == errSecNoSuchAttr)
         #expect(add(genericPassword([K.data: Data("pw")])) == errSecSuccess)
-        #expect(SecItemUpdate(genericPassword([:]) as CFDictionary, ["khss": Data([1])] as CFDictionary) == errSecNoSuchAttr)
+        #expect(SecItemUpdate(genericPassword([:]) as CFDictionary, [name: Data([1])] as CFDictionary) == errSecNoSuchAttr)
         let (status, result) = copy(genericPassword([K.returnAttributes: true]))
-        #expect(status == errSecSuccess && (result as? [String: Any])?["khss"] == nil)
+        #expect(status == errSecSuccess && (result as? [String: Any])?[name] == nil)
     }
 
     @Test("A key that is not a string is errSecParam")

@@ -49,6 +49,37 @@ struct SyncDeviceTests {
         }
     }
 
+    @Test("Secret Service items that share a service and account (each with its discriminator) sync as separate items, and a delete removes only its own")
+    func coexistingItemsSync() async throws {
+        try await SyncDevices.withDevices(["laptop", "desktop"]) { server, _, devices in
+            let (a, b) = (devices[0], devices[1])
+            try a.set("twin", "plain")
+            let name = SecretServiceAttributes.discriminatorName
+            for (discriminator, secret) in [("d1", "first twin"), ("d2", "second twin")] {
+                let attributes: [String: AttributeValue] = ["acct": .string("twin"), "svce": .string("sync-test"), "sync": .number(1),
+                                                            "pdmn": .string("ak"), "agrp": .string("test.group"), name: .string(discriminator)]
+                _ = try a.database.add(NewItem(itemClass: .genericPassword, attributes: attributes, secret: Data(secret.utf8)),
+                                       caller: TestDevice.caller)
+            }
+            func twins(_ device: TestDevice) throws -> [String] {
+                var query = ItemQuery(itemClass: .genericPassword)
+                query.criteria = ["acct": .string("twin"), "sync": .number(1)]
+                query.limit = nil
+                return try device.database.find(query, caller: TestDevice.caller, withSecrets: true)
+                    .map { String(decoding: $0.secret ?? Data(), as: UTF8.self) }.sorted()
+            }
+            #expect(try twins(a) == ["first twin", "plain", "second twin"])
+            try SyncDevices.pair(a, [b], server: server)
+            #expect(try twins(b) == ["first twin", "plain", "second twin"])
+            var query = ItemQuery(itemClass: .genericPassword)
+            query.criteria = ["acct": .string("twin"), "sync": .number(1), name: .string("d1")]
+            #expect(try a.database.delete(query, caller: TestDevice.caller, makeTombstones: true) == 1)
+            try SyncDevices.syncNow(a)
+            try SyncDevices.syncNow(b)
+            #expect(try twins(b) == ["plain", "second twin"])
+        }
+    }
+
     @Test("A synchronizable ThisDeviceOnly item (KeychainAccess's testAllKeys adds one) stays on its device through every round")
     func synchronizableDeviceOnlyStays() async throws {
         try await SyncDevices.withDevices(["laptop", "desktop"]) { server, _, devices in

@@ -53,6 +53,9 @@ package struct ItemSchema: Sendable {
     static let genericPassword = ItemSchema(common + passwordCommon + [
         attr("alis", .blob),
         attr("acct", .blob, [.p, .i, .a, .e]), attr("svce", .blob, [.p, .i, .a, .e]), attr("gena", .blob),
+        // Keyhaven's own: tells apart Secret Service items that share the rest of the key
+        // (``SecretServiceAttributes/discriminatorName``); never a caller's to give or see.
+        attr(SecretServiceAttributes.discriminatorName, .string, [.p, .hidden]),
     ])
 
     static let internetPassword = ItemSchema(common + passwordCommon + [

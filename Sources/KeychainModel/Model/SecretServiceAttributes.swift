@@ -16,6 +16,14 @@ package struct SecretServiceAttributes: Sendable, Equatable, WireCodable {
     /// The item attribute that holds this value: not one of Apple's, never returned by
     /// `SecItemCopyMatching`, refused from a caller's dictionary.
     package static let attributeName = "khss"
+    /// The generic-password attribute, part of the primary key, that lets Secret Service items
+    /// with the same service and account coexist (the spec's `CreateItem` without `replace`):
+    /// empty, and then absent, for every item the keychain API makes; random for an item the
+    /// Secret Service adds beside another with its key (docs/secret-service.md, "Items"). Not
+    /// one of Apple's: `SecItemCopyMatching` does not return it and no caller may give it.
+    package static let discriminatorName = "khdc"
+    /// The item attributes that are Keyhaven's bookkeeping, never a caller's.
+    package static let privateNames: Set<String> = [attributeName, discriminatorName]
     /// The Secret Service attribute that is the item's service (`svce`).
     package static let serviceKey = "service"
     /// The Secret Service attributes that are the item's account (`acct`), in order of preference.

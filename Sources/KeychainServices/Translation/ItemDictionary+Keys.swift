@@ -71,7 +71,7 @@ extension ItemDictionary {
             keyAttributes[key] = converted
             return
         }
-        guard let attribute = itemClass.schema[key] else {
+        guard let attribute = itemClass.schema[key], !SecretServiceAttributes.privateNames.contains(key) else {
             throw SecStatusError(errSecNoSuchAttr, "the item class has no attribute \(key)")
         }
         guard let converted = value.attributeValue(for: attribute.kind) else {

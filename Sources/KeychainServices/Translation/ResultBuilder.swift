@@ -43,7 +43,7 @@ struct ResultBuilder {
     /// The item's attributes as Apple returns them.
     func attributes(of item: StoredItem) -> [String: Any] {
         var dictionary: [String: Any] = [:]
-        for (name, value) in item.attributes where name != SecretServiceAttributes.attributeName {
+        for (name, value) in item.attributes where !SecretServiceAttributes.privateNames.contains(name) {
             dictionary[name] = Self.bridge(value)
         }
         if let protection = item.attributes["pdmn"]?.utf8String {

@@ -25,7 +25,7 @@ enum UpdateAttributes {
                 guard let flag = value.looseBoolean else { throw .param("kSecAttrSynchronizable is not a boolean") }
                 changes.attributes["sync"] = .number(flag ? 1 : 0)
             default:
-                guard name.utf8.count == 4, let attribute = itemClass.schema[name] else {
+                guard name.utf8.count == 4, let attribute = itemClass.schema[name], !SecretServiceAttributes.privateNames.contains(name) else {
                     throw SecStatusError(errSecNoSuchAttr, "\(name) is not an attribute that can be updated")
                 }
                 guard let converted = value.attributeValue(for: attribute.kind) else {

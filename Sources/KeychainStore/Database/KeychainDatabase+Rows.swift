@@ -7,6 +7,12 @@ extension KeychainDatabase.Session {
     func indexHash(_ itemClass: ItemClass, _ attribute: AttributeDescriptor, _ value: AttributeValue) throws(StoreError) -> Data {
         // `<class> NUL <attribute> NUL <match key>`
         let key = value.matchKey(for: attribute.kind)
+        // An item without a discriminator (every item but a Secret Service one beside its
+        // namesake) holds the empty blob: the column a file gains when opened (KeychainSchema)
+        // is filled without any key, and says nothing an attacker could not count anyway.
+        if itemClass == .genericPassword, attribute.name == SecretServiceAttributes.discriminatorName, value.comparableBytes.isEmpty {
+            return Data()
+        }
         var input: [UInt8] = []
         input.reserveCapacity(itemClass.rawValue.utf8.count + attribute.name.utf8.count + 2 + key.count)
         input.append(contentsOf: itemClass.rawValue.utf8)

@@ -65,6 +65,9 @@ extension KeychainDatabase.Session {
         }
         attributes["sha1"] = .data(Self.digest(attributes, secret: secret))
         let keyClass = try Self.keyClass(of: attributes)
+        if !changes.isReplica, Self.changesKey(item.itemClass, from: item.attributes, to: attributes) {
+            try checkKeyFree(item.itemClass, attributes: attributes, excluding: item.rowID)
+        }
         try store(item, attributes: attributes, keyClass: keyClass, secret: secret,
                   accessControlFlags: changes.accessControlFlags ?? item.accessControlFlags, access: access ?? item.access,
                   tombstone: false)

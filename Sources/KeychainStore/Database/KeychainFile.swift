@@ -71,12 +71,25 @@ enum KeychainFile {
 
     /// Creates the tables of classes newer than the file (`KeychainSchema.classTables`), in one
     /// transaction, only when one is missing: opening an up-to-date file writes nothing.
+    /// The same for a generic-password table without the Secret Service discriminator's column
+    /// (`KeychainSchema.addDiscriminator`): the table is rebuilt in that transaction.
     private static func addMissingClassTables(_ connection: SQLiteConnection) throws(StoreError) {
         let existing = Set(try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").rows().compactMap { $0.first?.text })
-        guard ItemClass.allCases.contains(where: { !existing.contains($0.rawValue) }) || !existing.contains("genp_ssattr") else { return }
+        let columns = try connection.prepare("SELECT name FROM pragma_table_info('genp')").rows().compactMap { $0.first?.text }
+        let rebuild = !columns.isEmpty && !columns.contains(KeychainSchema.discriminatorColumn)
+        guard rebuild || ItemClass.allCases.contains(where: { !existing.contains($0.rawValue) }) || !existing.contains("genp_ssattr") else {
+            return
+        }
         try connection.execute("BEGIN IMMEDIATE")
         do throws(StoreError) {
-            for statement in KeychainSchema.classTables() { try connection.execute(statement) }
+            let sequence = try connection.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'genp'").rows().first?.first?.integer
+            let statements = rebuild ? KeychainSchema.addDiscriminator(existingColumns: columns) : KeychainSchema.classTables()
+            for statement in statements { try connection.execute(statement) }
+            // Row ids are never reused, so a deleted item's persistent reference names nothing new.
+            if rebuild, let sequence {
+                try connection.execute("DELETE FROM sqlite_sequence WHERE name = 'genp'")
+                try connection.prepare("INSERT INTO sqlite_sequence(name, seq) VALUES ('genp', ?)").run([.integer(sequence)])
+            }
             try connection.execute("COMMIT")
         } catch {
             try? connection.execute("ROLLBACK")

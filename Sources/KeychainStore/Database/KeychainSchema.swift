@@ -38,17 +38,38 @@ enum KeychainSchema {
     /// encrypted blobs, and one keyed-hash column per attribute, UNIQUE over the primary key.
     private static func createTable(_ itemClass: ItemClass) -> [String] {
         let table = itemClass.rawValue
-        let schema = itemClass.schema
-        let attributeColumns = schema.attributes.map { "\($0.column) BLOB" }.joined(separator: ", ")
-        let unique = schema.primaryKey.map(\.column).joined(separator: ", ")
-        var sql = ["""
-            CREATE TABLE IF NOT EXISTS \(table)(rowid INTEGER PRIMARY KEY AUTOINCREMENT, persistref BLOB NOT NULL UNIQUE,
-                keyclass TEXT NOT NULL, tomb INTEGER NOT NULL DEFAULT 0, metadata BLOB NOT NULL, secret BLOB,
-                \(attributeColumns), UNIQUE(\(unique)))
-            """]
-        for attribute in schema.attributes where attribute.isIndexed {
+        var sql = [tableStatement(itemClass, named: table)]
+        for attribute in itemClass.schema.attributes where attribute.isIndexed {
             sql.append("CREATE INDEX IF NOT EXISTS \(table)_\(attribute.name) ON \(table)(\(attribute.column))")
         }
         return sql
+    }
+
+    private static func tableStatement(_ itemClass: ItemClass, named table: String) -> String {
+        let schema = itemClass.schema
+        let attributeColumns = schema.attributes.map { "\($0.column) BLOB" }.joined(separator: ", ")
+        let unique = schema.primaryKey.map(\.column).joined(separator: ", ")
+        return """
+            CREATE TABLE IF NOT EXISTS \(table)(rowid INTEGER PRIMARY KEY AUTOINCREMENT, persistref BLOB NOT NULL UNIQUE,
+                keyclass TEXT NOT NULL, tomb INTEGER NOT NULL DEFAULT 0, metadata BLOB NOT NULL, secret BLOB,
+                \(attributeColumns), UNIQUE(\(unique)))
+            """
+    }
+
+    /// The generic-password column that tells Secret Service items apart, and the UNIQUE
+    /// constraint that includes it. SQLite changes no constraint in place: the table is copied
+    /// into one of the new shape (row ids, hence the lookup-attribute rows, kept; every row
+    /// without a discriminator, the empty blob), then its indexes and trigger are made again.
+    static let discriminatorColumn = "a_\(SecretServiceAttributes.discriminatorName)"
+
+    static func addDiscriminator(existingColumns: [String]) -> [String] {
+        let kept = existingColumns.joined(separator: ", ")
+        return [
+            "DROP TABLE IF EXISTS genp_new",
+            tableStatement(.genericPassword, named: "genp_new"),
+            "INSERT INTO genp_new(\(kept), \(discriminatorColumn)) SELECT \(kept), X'' FROM genp",
+            "DROP TABLE genp",
+            "ALTER TABLE genp_new RENAME TO genp",
+        ] + classTables()
     }
 }
