@@ -31,6 +31,8 @@ package struct AgentService: Sendable {
     package let tpm = TPMHost()
     /// Biometry: fprintd on the system bus (docs/access.md).
     package let fingerprints: FingerprintReader
+    /// The Secret Service's `session` collection, in memory.
+    let sessionKeychain = SessionKeychain()
 
     package init(home: KeychainHome, registry: KeychainRegistry = KeychainRegistry(), onChange: (@Sendable () -> Void)? = nil,
                  prompter: AccessPrompter = AccessPrompter(), fingerprints: FingerprintReader = FingerprintReader()) {
@@ -133,10 +135,12 @@ package struct AgentService: Sendable {
     }
 
     package func database(_ path: String) throws(StoreError) -> KeychainDatabase {
-        try registry.database(at: path, home: home, create: path == home.defaultKeychainPath)
+        if path == home.sessionKeychainPath { return try sessionKeychain.open(named: path) }
+        return try registry.database(at: path, home: home, create: path == home.defaultKeychainPath)
     }
 
     private func handle(_ request: AgentRequest, _ context: RequestContext) throws(StoreError) -> AgentResponse {
+        try SessionKeychain.refuse(request, sessionPath: home.sessionKeychainPath)
         var response = AgentResponse()
         switch request {
         case .hello:

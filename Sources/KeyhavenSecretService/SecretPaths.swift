@@ -21,6 +21,12 @@ package enum SecretObject: Equatable, Sendable {
     static let aliasPrefix = root + "/aliases/"
     static let sessionPrefix = root + "/session/"
     static let promptPrefix = root + "/prompt/"
+    /// The `session` collection (libsecret's `SECRET_COLLECTION_SESSION`): the agent's in-memory
+    /// keychain, ``KeychainHome/sessionKeychainPath``.
+    static let sessionName = "session"
+    static let sessionCollection = collectionPrefix + sessionName
+
+    static func isSession(_ keychain: String) -> Bool { keychain.hasSuffix("/" + KeychainHome.sessionKeychainFile) }
 
     /// The object at `path`, nil when nothing is there (a keychain that does not exist included).
     /// `defaultKeychain` is what the alias `default` names now (``defaultKeychain(of:)``).
@@ -34,9 +40,17 @@ package enum SecretObject: Equatable, Sendable {
         if path.hasPrefix(aliasPrefix) {
             rest = path.dropFirst(aliasPrefix.count)
             let alias = rest.prefix { $0 != "/" }
-            guard alias == "default" || alias == "login" else { return nil }
-            keychain = alias == "default" ? defaultKeychain : home.defaultKeychainPath
+            switch alias {
+            case "default": keychain = defaultKeychain
+            case "login": keychain = home.defaultKeychainPath
+            case Substring(sessionName): keychain = home.sessionKeychainPath
+            default: return nil
+            }
             collectionPath = aliasPrefix + alias
+        } else if path.hasPrefix(sessionCollection) && (path.count == sessionCollection.count || path.dropFirst(sessionCollection.count).hasPrefix("/")) {
+            rest = path.dropFirst(collectionPrefix.count)
+            keychain = home.sessionKeychainPath
+            collectionPath = sessionCollection
         } else if path.hasPrefix(collectionPrefix) {
             rest = path.dropFirst(collectionPrefix.count)
             let component = String(rest.prefix { $0 != "/" })
@@ -72,6 +86,7 @@ package enum SecretObject: Equatable, Sendable {
 
     /// The collection path of a keychain of the home.
     static func collectionPath(for keychain: String) -> String {
+        if isSession(keychain) { return sessionCollection }
         let file = keychain.split(separator: "/").last.map(String.init) ?? keychain
         let name = file.hasSuffix(".keychain-db") ? String(file.dropLast(".keychain-db".count)) : file
         return collectionPrefix + encode(name)
@@ -84,11 +99,14 @@ package enum SecretObject: Equatable, Sendable {
     }
 
     /// A keychain name as one path element: letters and digits as they are, any other byte as
-    /// `_` and two hex digits.
+    /// `_` and two hex digits. A keychain file named `session` is `_73ession`: the element
+    /// `session` is the in-memory collection.
     static func encode(_ name: String) -> String {
         var out = ""
-        for byte in name.utf8 {
+        for (index, byte) in name.utf8.enumerated() {
             switch byte {
+            case _ where index == 0 && name == sessionName:
+                out += "_" + String(format2: byte)
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 out.append(Character(UnicodeScalar(byte)))
             default:

@@ -29,6 +29,9 @@ extension SecretService {
             guard keychain != agent.home.defaultKeychainPath, keychain != SecretObject.defaultKeychain(of: agent.home) else {
                 throw .notSupported("the default keychain is not deleted through the Secret Service (keyhaven delete-keychain)")
             }
+            guard !SecretObject.isSession(keychain) else {
+                throw .notSupported("the session collection lasts as long as the agent: delete its items instead")
+            }
             _ = try context(method.call)
             let response = agent.respond(to: .deleteKeychain(keychain: keychain))
             if let error = response.error { throw BusError(error) }

@@ -115,9 +115,10 @@ extension SecretService {
         return references.compactMap { SecretObject.itemPath(collection: collection, reference: $0) }
     }
 
-    /// Every keychain of the home: the default one first.
+    /// Every keychain of the home, the default one first, then the in-memory `session` one.
     func keychains() -> [String] {
         let home = agent.home
         return [home.defaultKeychainPath] + FileManagerLite.keychains(in: home.path).filter { $0 != home.defaultKeychainPath }
+            + [home.sessionKeychainPath]
     }
 }

@@ -68,7 +68,7 @@ extension SecretService {
             let name = a[0].stringValue ?? "", target = a[1].stringValue ?? ""
             guard let current = aliased(name), keychain(of: target) == current else {
                 throw .notSupported("the alias default names the default keychain (set it with keyhaven default-keychain -s), "
-                                    + "the alias login the login keychain")
+                                    + "the alias login the login keychain, the alias session the in-memory collection")
             }
             return ([], false)
         }
@@ -83,6 +83,7 @@ extension SecretService {
         switch name {
         case "default": SecretObject.defaultKeychain(of: agent.home)
         case "login": agent.home.defaultKeychainPath
+        case SecretObject.sessionName: agent.home.sessionKeychainPath
         default: nil
         }
     }
@@ -144,7 +145,7 @@ extension SecretService {
         if let keychain = aliased(alias) {
             return [.objectPath(SecretObject.aliasTarget(alias, keychain: keychain, home: agent.home)), .objectPath("/")]
         }
-        guard alias.isEmpty else { throw .notSupported("only the aliases default and login exist") }
+        guard alias.isEmpty else { throw .notSupported("only the aliases default, login and session exist") }
         guard let label = properties["org.freedesktop.Secret.Collection.Label"]?.stringValue, !label.isEmpty,
               label.utf8.count <= 200, !label.contains("/"), !label.hasPrefix(".") else {
             throw .invalidArguments("a new collection needs a Label: a keychain name without '/' and not starting with '.'")

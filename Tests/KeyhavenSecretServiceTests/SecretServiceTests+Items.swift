@@ -31,10 +31,7 @@ extension SecretServiceTests {
             print("paths", " ".join(sorted(i.item_path for i in coll.search_items(attributes))))
             PY
             "$KH" find-generic-password -s twice -a hana 2>&1 | grep -c '"svce"'; echo "apifind=${PIPESTATUS[0]}"
-            kill $AGENT; wait $AGENT 2>/dev/null
-            "$(dirname "$KH")/keyhavend" --secret-service > "$DIR/agent2.log" 2>&1 &
-            AGENT=$!
-            for i in $(seq 100); do grep -q providing "$DIR/agent2.log" 2>/dev/null && break; sleep 0.1; done
+            restart_agent
             secret-tool search --all service twice username hana 2>/dev/null | grep -c '^label'
             /usr/bin/python3 - <<'PY'
             import secretstorage

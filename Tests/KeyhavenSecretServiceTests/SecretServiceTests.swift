@@ -32,10 +32,15 @@ struct SecretServiceTests {
         let script = """
             set -u
             DIR='\(folder)'; KH='\(products)/keyhaven'
-            '\(products)/keyhavend' --secret-service > "$DIR/agent.log" 2>&1 &
-            AGENT=$!
+            start_agent() {
+                '\(products)/keyhavend' --secret-service > "$DIR/agent.log" 2>&1 &
+                AGENT=$!
+                for i in $(seq 100); do grep -q providing "$DIR/agent.log" 2>/dev/null && break; sleep 0.1; done
+            }
+            # A new agent: what lived in the old one's memory is gone.
+            restart_agent() { kill $AGENT; wait $AGENT 2>/dev/null; start_agent; }
             trap 'kill $AGENT 2>/dev/null; wait $AGENT 2>/dev/null' EXIT
-            for i in $(seq 100); do grep -q providing "$DIR/agent.log" 2>/dev/null && break; sleep 0.1; done
+            start_agent
             \(body)
             """
         try script.write(toFile: folder + "/test.sh", atomically: true, encoding: .utf8)
@@ -121,8 +126,15 @@ struct SecretServiceTests {
             print("unchanged", len(list(coll.get_all_items())) == count)
             item.delete()
             print("deleted", [i.get_label() for i in coll.search_items({"extra": "z"})])
+            # Both of keyring's backends: secretstorage's and libsecret's (when PyGObject has it,
+            # keyring chains them).
+            import keyring.backends.SecretService, keyring.backends.libsecret
+            keyring.set_keyring(keyring.backends.SecretService.Keyring())
             keyring.set_password("kr-service", "dave", "kr-secret")
             print("keyring", keyring.get_password("kr-service", "dave"), type(keyring.get_keyring()).__module__)
+            keyring.set_keyring(keyring.backends.libsecret.Keyring())
+            keyring.set_password("kr-libsecret", "erin", "kr-secret-2")
+            print("libsecret", keyring.get_password("kr-libsecret", "erin"), type(keyring.get_keyring()).__module__)
             PY
             dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \\
                 org.freedesktop.Secret.Service.SearchItems string:wrong 2>&1 | head -1
@@ -147,6 +159,7 @@ struct SecretServiceTests {
         #expect(out.contains("unchanged True"))
         #expect(out.contains("deleted []"))
         #expect(out.contains("keyring kr-secret keyring.backends.SecretService"))
+        #expect(out.contains("libsecret kr-secret-2 keyring.backends.libsecret"))
         #expect(out.contains("org.freedesktop.DBus.Error.InvalidArgs"))
         #expect(out.contains("org.freedesktop.DBus.Error.UnknownObject"))
         #expect(out.contains("org.freedesktop.Secret.Error.NoSuchObject"))

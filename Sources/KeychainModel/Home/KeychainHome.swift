@@ -36,6 +36,10 @@ package struct KeychainHome: Sendable, Hashable {
 
     /// The default keychain's file, `login.keychain-db`.
     package var defaultKeychainPath: String { path + "/login.keychain-db" }
+    /// The name of the keychain the Secret Service's `session` collection is: one in the agent's
+    /// memory alone (docs/secret-service.md). No file is ever read or made at this path.
+    package var sessionKeychainPath: String { path + "/" + Self.sessionKeychainFile }
+    package static let sessionKeychainFile = ".session-keychain"
     package var privateFolder: String { path + "/private" }
     package var deviceKeyPath: String { privateFolder + "/device.key" }
 

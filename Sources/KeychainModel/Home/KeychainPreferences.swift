@@ -71,6 +71,8 @@ package struct KeychainPreferences: Sendable, Codable, Equatable {
     /// A keychain's file name without `.keychain-db` or `.keychain`.
     package static func fileName(_ path: String) -> String {
         let file = path.split(separator: "/").last.map(String.init) ?? path
+        // The in-memory keychain (``KeychainHome/sessionKeychainPath``) is the `session` collection.
+        if file == KeychainHome.sessionKeychainFile { return "session" }
         for ending in [".keychain-db", ".keychain"] where file.hasSuffix(ending) { return String(file.dropLast(ending.count)) }
         return file
     }

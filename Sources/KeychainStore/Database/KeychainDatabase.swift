@@ -58,12 +58,21 @@ package final class KeychainDatabase: Sendable {
 
     /// Opens the keychain at `path` (`.noSuchKeychain` if there is none). A keychain with a
     /// password opens locked.
-    package init(path: String, home: KeychainHome) throws(StoreError) {
-        let opened = try KeychainFile.open(path: path, home: home)
+    package convenience init(path: String, home: KeychainHome) throws(StoreError) {
+        try self.init(path: path, opened: try KeychainFile.open(path: path, home: home), fileIdentity: FileIdentity(path: path))
+    }
+
+    /// A keychain without a password in this process's memory alone, named `path` (no file is
+    /// there or made): gone when it is dropped (``KeychainFile/openInMemory()``).
+    package convenience init(inMemoryNamed path: String) throws(StoreError) {
+        try self.init(path: path, opened: try KeychainFile.openInMemory(), fileIdentity: nil)
+    }
+
+    private init(path: String, opened: sending KeychainFile.Opened, fileIdentity: FileIdentity?) throws(StoreError) {
         let settings = opened.settings
         let migrates = opened.format < KeychainSchema.formatVersion && opened.kdf == nil && !opened.foreign
         self.path = path
-        self.fileIdentity = FileIdentity(path: path)
+        self.fileIdentity = fileIdentity
         self.session = Mutex(Session(
             connection: opened.connection, keychainID: opened.keychainID, keys: opened.keys, deviceKey: opened.deviceKey,
             homeDeviceKey: opened.homeDeviceKey, sealed: opened.sealed, unsealed: opened.unsealed, kdf: opened.kdf, unlocked: opened.kdf == nil, foreign: opened.foreign, settings: opened.settings,
