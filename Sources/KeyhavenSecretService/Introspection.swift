@@ -86,6 +86,7 @@ enum Introspection {
             <property name="Locked" type="b" access="read"/>
             <property name="Attributes" type="a{ss}" access="readwrite"/>
             <property name="Label" type="s" access="readwrite"/>
+            <property name="Type" type="s" access="read"/>
             <property name="Created" type="t" access="read"/>
             <property name="Modified" type="t" access="read"/>
           </interface>

@@ -10,6 +10,7 @@ import KeyhavenSecretServiceCore
 extension SecretService {
     static let labelProperty = "org.freedesktop.Secret.Item.Label"
     static let attributesProperty = "org.freedesktop.Secret.Item.Attributes"
+    static let typeProperty = "org.freedesktop.Secret.Item.Type"
 
     func collectionMethod(_ method: Method, keychain: String, path: String) throws(BusError) -> ([BusValue], Bool) {
         let a = method.arguments
@@ -48,14 +49,25 @@ extension SecretService {
         let secretPath: String
         if case .structure(let fields) = secret, let first = fields.first?.stringValue { secretPath = first } else { secretPath = "" }
         let (value, contentType) = try session(secretPath, for: call).decode(secret)
-        let attributes: [String: String]
+        var attributes: [String: String]
         if let given = properties[Self.attributesProperty] {
             guard let dictionary = given.stringDictionaryValue else { throw .invalidArguments("\(Self.attributesProperty) is an a{ss}") }
             attributes = dictionary
         } else {
             attributes = [:]
         }
-        let label = properties[Self.labelProperty]?.stringValue
+        // The spec's other properties: `Type` is the schema, kept as libsecret keeps it (the
+        // attribute `xdg:schema`); `Locked`, `Created` and `Modified` are the service's to say.
+        if let type = properties[Self.typeProperty] {
+            guard case .string(let schema) = type else { throw .invalidArguments("\(Self.typeProperty) is a string") }
+            if !schema.isEmpty, attributes["xdg:schema"] == nil { attributes["xdg:schema"] = schema }
+        }
+        let label: String?
+        switch properties[Self.labelProperty] {
+        case nil: label = nil
+        case .string(let given)?: label = given
+        default: throw .invalidArguments("\(Self.labelProperty) is a string")
+        }
         let lookup = SecretServiceAttributes(attributes: attributes, contentType: contentType)
         do { try lookup.validate() } catch { throw .invalidArguments(error.message) }
         let keychainAttributes = SecretItemMapping.keychainAttributes(lookup, label: label ?? "")

@@ -57,7 +57,7 @@ extension SecretService {
                 // (as gnome-keyring's do), only that it is there and locked.
                 guard !lockedItemPaths(in: keychain, collection: SecretObject.collectionPath(for: keychain), matching: [:],
                                        reference: reference).isEmpty else { throw .noSuchObject(path) }
-                return [("Locked", .bool(true)), ("Attributes", .stringDictionary([:])), ("Label", .string("")),
+                return [("Locked", .bool(true)), ("Attributes", .stringDictionary([:])), ("Label", .string("")), ("Type", .string("")),
                         ("Created", .uint64(0)), ("Modified", .uint64(0))]
             }
             let item = try item(reference, in: keychain, withSecret: false, try context(call), path: path)
@@ -65,8 +65,10 @@ extension SecretService {
                 guard case .date(let date)? = item.attributes[name] else { return 0 }
                 return UInt64(max(0, date.timeIntervalSince1970))
             }
-            return [("Locked", .bool(false)), ("Attributes", .stringDictionary(Self.lookupAttributes(item))),
-                    ("Label", .string(item.attributes["labl"]?.utf8String ?? "")),
+            let attributes = Self.lookupAttributes(item)
+            // The item's schema, as libsecret names it in the attribute `xdg:schema`.
+            return [("Locked", .bool(false)), ("Attributes", .stringDictionary(attributes)),
+                    ("Label", .string(item.attributes["labl"]?.utf8String ?? "")), ("Type", .string(attributes["xdg:schema"] ?? "")),
                     ("Created", .uint64(seconds("cdat"))), ("Modified", .uint64(seconds("mdat")))]
         case .session, .prompt:
             return []

@@ -164,15 +164,15 @@ extension SecretService {
 
     func promptMethod(_ method: Method, path: String) throws(BusError) -> ([BusValue], Bool) {
         // A prompt is its caller's: no other client may answer or dismiss it.
-        guard let prompt = state.withLock({ $0.prompts[path] }), prompt.owner == method.call.sender else { throw .unknownObject(path) }
+        guard let prompt = state.withLock({ $0.prompts[path] }), prompt.owner == method.call.sender else { throw .noSuchObject(path) }
         let interface = "org.freedesktop.Secret.Prompt"
         if try method.is(interface, "Dismiss", "") {
-            guard state.withLock({ $0.prompts.removeValue(forKey: path) }) != nil else { throw .unknownObject(path) }
+            guard state.withLock({ $0.prompts.removeValue(forKey: path) }) != nil else { throw .noSuchObject(path) }
             emit(path, interface, "Completed", [.bool(true), .variant(.paths([]))])
             return ([], false)
         }
         if try method.is(interface, "Prompt", "s") {
-            guard state.withLock({ $0.prompts.removeValue(forKey: path) }) != nil else { throw .unknownObject(path) }
+            guard state.withLock({ $0.prompts.removeValue(forKey: path) }) != nil else { throw .noSuchObject(path) }
             let context = try context(method.call)
             workers.async { [self] in
                 var dismissed = false

@@ -114,7 +114,13 @@ package final class SecretService: Sendable {
 
     /// The keychain calls run here, on a worker thread.
     private func dispatch(_ call: BusCall, _ arguments: [BusValue]) throws(BusError) -> ([BusValue], Bool) {
-        guard let object = resolve(call.path) else { throw .unknownObject(call.path) }
+        guard let object = resolve(call.path) else {
+            // The spec's name for a collection, alias or item that is not there; any other path
+            // is no object of the Secret Service's at all.
+            let secretObject = [SecretObject.collectionPrefix, SecretObject.aliasPrefix, SecretObject.promptPrefix]
+                .contains { call.path.hasPrefix($0) }
+            throw secretObject ? .noSuchObject(call.path) : .unknownObject(call.path)
+        }
         let method = Method(call: call, arguments: arguments)
         switch (call.interface, call.member) {
         case ("org.freedesktop.DBus.Introspectable", "Introspect"):
@@ -131,7 +137,7 @@ package final class SecretService: Sendable {
             return try itemMethod(method, keychain: keychain, collection: collection, reference: reference, path: path)
         case .session(let path):
             // A session is its opener's: to any other client it does not exist.
-            guard state.withLock({ $0.sessions[path] })?.owner == call.sender else { throw .unknownObject(path) }
+            guard state.withLock({ $0.sessions[path] })?.owner == call.sender else { throw .noSession }
             try method.expect("org.freedesktop.Secret.Session", "Close", "")
             state.withLock { $0.sessions[path] = nil }
             return ([], false)

@@ -234,10 +234,10 @@ struct SecretServiceTests {
             """)
         let out = result.output
         #expect(out.contains("prompt=/org/freedesktop/secrets/prompt/p"), "\(out)\n\(result.error)")
-        #expect(out.contains("prompt: org.freedesktop.DBus.Error.UnknownObject"))
-        #expect(out.contains("dismiss: org.freedesktop.DBus.Error.UnknownObject"))
+        #expect(out.contains("prompt: org.freedesktop.Secret.Error.NoSuchObject"))
+        #expect(out.contains("dismiss: org.freedesktop.Secret.Error.NoSuchObject"))
         #expect(out.contains("getsecrets: org.freedesktop.Secret.Error.NoSession"))
-        #expect(out.contains("close: org.freedesktop.DBus.Error.UnknownObject"))
+        #expect(out.contains("close: org.freedesktop.Secret.Error.NoSession"))
         #expect(out.contains("alive: ok"))
     }
 
