@@ -61,3 +61,37 @@ extension SecretServiceTests {
         #expect(out.contains("left 0"))
     }
 }
+
+extension SecretServiceTests {
+    @Test("Emacs's secrets.el (batch mode): lists the collections and the default alias, creates two items with the same attributes (CreateItem without replace), reads, searches and deletes, and stores in the session collection")
+    func emacsSecrets() throws {
+        try #require(toolsPresent() && FileManager.default.isExecutableFile(atPath: "/usr/bin/emacs"), "scripts/bootstrap installs emacs-nox")
+        let result = try session("""
+            cat > "$DIR/test.el" <<'EL'
+            (require 'secrets)
+            (princ (format "enabled %s\\n" secrets-enabled))
+            (princ (format "collections %S\\n" (secrets-list-collections)))
+            (princ (format "alias %S\\n" (secrets-get-alias "default")))
+            (secrets-create-item "login" "emacs one" "first secret" :host "example.org" :user "mo")
+            (secrets-create-item "login" "emacs two" "second secret" :host "example.org" :user "mo")
+            (princ (format "items %S\\n" (sort (secrets-search-items "login" :host "example.org" :user "mo") #'string<)))
+            (princ (format "secrets %s / %s\\n" (secrets-get-secret "login" "emacs one") (secrets-get-secret "login" "emacs two")))
+            (princ (format "attributes %S\\n" (secrets-get-attributes "login" "emacs one")))
+            (secrets-create-item "session" "emacs session" "in memory" :host "session.example")
+            (princ (format "session %S %s\\n" (secrets-list-items "session") (secrets-get-secret "session" "emacs session")))
+            (secrets-delete-item "login" "emacs one")
+            (princ (format "after %S\\n" (secrets-search-items "login" :host "example.org")))
+            EL
+            HOME="$DIR" timeout 60 emacs --batch -Q -l "$DIR/test.el" 2>&1 | grep -v '^Loading'
+            """)
+        let out = result.output
+        #expect(out.contains("enabled t"), "\(out)\n\(result.error)")
+        #expect(out.contains("collections (\"login\" \"session\")"))
+        #expect(out.contains("alias \"login\""))
+        #expect(out.contains("items (\"emacs one\" \"emacs two\")"))
+        #expect(out.contains("secrets first secret / second secret"))
+        #expect(out.contains("attributes ((:host . \"example.org\") (:user . \"mo\")"))
+        #expect(out.contains("session (\"emacs session\") in memory"))
+        #expect(out.contains("after (\"emacs two\")"))
+    }
+}
