@@ -41,7 +41,7 @@ extension SecretService {
                 if !done.contains(keychain), agent.respond(to: .status(keychain: keychain)).status?.hasPassword == true {
                     _ = agent.respond(to: .lock(keychain: keychain))
                     done.insert(keychain)
-                    emit(SecretObject.root, i, "CollectionChanged", [.objectPath(SecretObject.collectionPath(for: keychain))])
+                    announceLock(of: keychain, locked: true)
                 }
                 if done.contains(keychain) { locked.append(path) }
             }
@@ -160,6 +160,20 @@ extension SecretService {
         return [.objectPath(path), .objectPath("/")]
     }
 
+    /// Tells clients a collection was locked or unlocked: `PropertiesChanged` of its `Locked`,
+    /// `ItemChanged` for each of its items (their label, attributes and dates are readable only
+    /// while it is unlocked: libsecret reads them again on this signal, and Seahorse shows them),
+    /// and the service's `CollectionChanged`.
+    func announceLock(of keychain: String, locked: Bool) {
+        let collection = SecretObject.collectionPath(for: keychain)
+        emit(collection, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+             [.string(SecretServiceNames.collectionInterface), .properties([("Locked", .bool(locked))]), .array(element: "s", [])])
+        for item in lockedItemPaths(in: keychain, collection: collection, matching: [:]) {
+            emit(collection, SecretServiceNames.collectionInterface, "ItemChanged", [.objectPath(item)])
+        }
+        emit(SecretObject.root, SecretServiceNames.serviceInterface, "CollectionChanged", [.objectPath(collection)])
+    }
+
     // MARK: - Prompts
 
     func promptMethod(_ method: Method, path: String) throws(BusError) -> ([BusValue], Bool) {
@@ -181,7 +195,7 @@ extension SecretService {
                         guard let client = context.client, let identity = context.identity else { throw StoreError(.interactionNotAllowed, "no client") }
                         try agent.prompter.unlock(try agent.database(keychain), client: client, identity: identity)
                         agent.onChangeNotify()
-                        emit(SecretObject.root, SecretServiceNames.serviceInterface, "CollectionChanged", [.objectPath(SecretObject.collectionPath(for: keychain))])
+                        announceLock(of: keychain, locked: false)
                     } catch {
                         dismissed = true
                         break

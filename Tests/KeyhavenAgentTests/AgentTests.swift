@@ -263,8 +263,13 @@ struct AgentTests {
         let largest = UInt32(AgentFraming.maximumRequest)
         let announced = [UInt8(largest >> 24), UInt8(largest >> 16 & 0xFF), UInt8(largest >> 8 & 0xFF), UInt8(largest & 0xFF)] + [UInt8](repeating: 4, count: 10)
         let beforeHeld = try residentKiB(pid)
+        let socketsBefore = openSockets(pid)
         let held = try (0..<AgentFraming.maximumConnections).map { _ in try rawConnect(socket.path) }
         for fd in held { _ = announced.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        // Every one of them accepted before the next comes (a loaded machine can take seconds),
+        // and their bytes read.
+        let accepted = Date().addingTimeInterval(20)
+        while openSockets(pid) - socketsBefore < AgentFraming.maximumConnections && Date() < accepted { usleep(50_000) }
         usleep(500_000)
         #expect(try residentKiB(pid) - beforeHeld < 64 * 1024, "the agent took memory for requests announced, not sent")
         #expect(try closesUnanswered(hello, socket: socket.path))
@@ -291,6 +296,13 @@ struct AgentTests {
         let n = recv(fd, &buffer, buffer.count, 0)
         // Closed with our bytes unread, the kernel resets the connection instead of ending it.
         return n == 0 || (n < 0 && errno == ECONNRESET)
+    }
+
+    /// How many sockets the process has open.
+    private func openSockets(_ pid: Int32) -> Int {
+        let folder = "/proc/\(pid)/fd"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0))?.hasPrefix("socket:") == true }.count
     }
 
     private func residentKiB(_ pid: Int32) throws -> Int {
