@@ -114,6 +114,11 @@ package final class SecretService: Sendable {
 
     /// The keychain calls run here, on a worker thread.
     private func dispatch(_ call: BusCall, _ arguments: [BusValue]) throws(BusError) -> ([BusValue], Bool) {
+        if let children = folderChildren(call.path) {
+            // The folders the root lists answer introspection, so busctl tree and d-spy walk down.
+            try Method(call: call, arguments: arguments).expect("org.freedesktop.DBus.Introspectable", "Introspect", "")
+            return ([.string(Introspection.document(interfaces: [Introspection.introspectable], children: children))], false)
+        }
         guard let object = resolve(call.path) else {
             // The spec's name for a collection, alias or item that is not there; any other path
             // is no object of the Secret Service's at all.
@@ -143,6 +148,19 @@ package final class SecretService: Sendable {
             return ([], false)
         case .prompt(let path):
             return try promptMethod(method, path: path)
+        }
+    }
+
+    /// The child nodes of `/org/freedesktop/secrets/collection` (every collection) and of
+    /// `/org/freedesktop/secrets/aliases` (the aliases); nil for any other path.
+    func folderChildren(_ path: String) -> [String]? {
+        switch path {
+        case String(SecretObject.collectionPrefix.dropLast()):
+            return keychains().map { String(SecretObject.collectionPath(for: $0).dropFirst(SecretObject.collectionPrefix.count)) }
+        case String(SecretObject.aliasPrefix.dropLast()):
+            return ["default", "login", SecretObject.sessionName]
+        default:
+            return nil
         }
     }
 

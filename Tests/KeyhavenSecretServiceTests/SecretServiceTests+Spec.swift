@@ -97,6 +97,13 @@ extension SecretServiceTests {
                 show("Completed", conn.recv_until_filtered(queue, timeout=5).body)
             show("Prompt.gone", call(prompt, "org.freedesktop.Secret.Prompt", "Prompt", "s", ("",))[1])
 
+            # Every node a parent lists answers Introspect (busctl tree, d-spy)
+            import re
+            def children(path):
+                xml = call(path, "org.freedesktop.DBus.Introspectable", "Introspect")[0]
+                return re.findall(r'<node name="([^"]+)"/>', xml)
+            show("Introspect.tree", children(ROOT), children(ROOT + "/collection"), children(ROOT + "/aliases"))
+
             # Missing objects, sessions; deleting a collection
             show("NoSuchObject", [call(p, P, "GetAll", "s", (C,))[1] for p in (ROOT + "/collection/nothere", ROOT + "/aliases/nothing")])
             show("Collection.Delete", call(work, C, "Delete"))
@@ -153,6 +160,7 @@ extension SecretServiceTests {
             "NoSuchObject": "['org.freedesktop.Secret.Error.NoSuchObject', 'org.freedesktop.Secret.Error.NoSuchObject']",
             "Collection.Delete": "('/',)",
             "Collection.gone": "org.freedesktop.Secret.Error.NoSuchObject",
+            "Introspect.tree": "['collection', 'aliases'] ['login', 'shut', 'work', 'session'] ['default', 'login', 'session']",
             "Session.Close": "()",
             "Session.gone": "org.freedesktop.Secret.Error.NoSession org.freedesktop.Secret.Error.NoSession",
         ]
