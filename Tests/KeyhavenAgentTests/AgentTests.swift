@@ -262,8 +262,10 @@ struct AgentTests {
         // agent takes memory as bytes come, not 64 x 20 MiB for what was announced.
         let largest = UInt32(AgentFraming.maximumRequest)
         let announced = [UInt8(largest >> 24), UInt8(largest >> 16 & 0xFF), UInt8(largest >> 8 & 0xFF), UInt8(largest & 0xFF)] + [UInt8](repeating: 4, count: 10)
+        // The connections above are gone from the agent first (a loaded machine can take seconds
+        // to end their threads): until then they hold places among the 64.
+        let socketsBefore = settledSockets(pid)
         let beforeHeld = try residentKiB(pid)
-        let socketsBefore = openSockets(pid)
         let held = try (0..<AgentFraming.maximumConnections).map { _ in try rawConnect(socket.path) }
         for fd in held { _ = announced.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
         // Every one of them accepted before the next comes (a loaded machine can take seconds),
@@ -296,6 +298,19 @@ struct AgentTests {
         let n = recv(fd, &buffer, buffer.count, 0)
         // Closed with our bytes unread, the kernel resets the connection instead of ending it.
         return n == 0 || (n < 0 && errno == ECONNRESET)
+    }
+
+    /// How many sockets the process has open once the count stops falling (at most 20 s).
+    private func settledSockets(_ pid: Int32) -> Int {
+        let deadline = Date().addingTimeInterval(20)
+        var count = openSockets(pid)
+        var steadySince = Date()
+        while Date() < deadline && Date().timeIntervalSince(steadySince) < 1 {
+            usleep(100_000)
+            let now = openSockets(pid)
+            if now != count { count = now; steadySince = Date() }
+        }
+        return count
     }
 
     /// How many sockets the process has open.
