@@ -102,11 +102,10 @@ package enum SecretObject: Equatable, Sendable {
     /// `_` and two hex digits. A keychain file named `session` is `_73ession`: the element
     /// `session` is the in-memory collection.
     static func encode(_ name: String) -> String {
+        if name == sessionName { return "_" + String(format2: UInt8(ascii: "s")) + name.dropFirst() }
         var out = ""
-        for (index, byte) in name.utf8.enumerated() {
+        for byte in name.utf8 {
             switch byte {
-            case _ where index == 0 && name == sessionName:
-                out += "_" + String(format2: byte)
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 out.append(Character(UnicodeScalar(byte)))
             default:

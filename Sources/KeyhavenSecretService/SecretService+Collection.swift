@@ -100,14 +100,7 @@ extension SecretService {
     }
 
     /// A Secret Service item's discriminator: 128 random bits, as hex.
-    static func newDiscriminator() -> AttributeValue {
-        var generator = SystemRandomNumberGenerator()
-        let words = [generator.next(), generator.next()] as [UInt64]
-        return .string(words.map { word in
-            let digits = String(word, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
-        }.joined())
-    }
+    static func newDiscriminator() -> AttributeValue { .string(KeychainCrypto.randomBytes(16).hexString) }
 
     func itemMethod(_ method: Method, keychain: String, collection: String, reference: PersistentReference,
                     path: String) throws(BusError) -> ([BusValue], Bool) {

@@ -23,14 +23,7 @@ struct SecretAttributeIndexTests {
         var query = ItemQuery(itemClass: .genericPassword)
         query.limit = nil
         query.secretAttributes = pairs
-        let found: [StoredItem]
-        do throws(StoreError) {
-            found = try db.find(query, caller: caller, withSecrets: false)
-        } catch {
-            guard error.code == .itemNotFound else { throw error }
-            return []
-        }
-        return found.compactMap { $0.attributes["svce"]?.utf8String }.sorted()
+        return try db.findingNone(query, caller: caller).compactMap { $0.attributes["svce"]?.utf8String }.sorted()
     }
 
     func indexRows() throws -> Int {

@@ -24,14 +24,7 @@ struct SecretServiceDiscriminatorTests {
         var query = ItemQuery(itemClass: .genericPassword)
         query.limit = nil
         query.criteria = ["svce": .string(service)]
-        let found: [StoredItem]
-        do throws(StoreError) {
-            found = try db.find(query, caller: caller, withSecrets: false)
-        } catch {
-            guard error.code == .itemNotFound else { throw error }
-            return []
-        }
-        return found.compactMap { $0.attributes["labl"]?.utf8String }.sorted()
+        return try db.findingNone(query, caller: caller).compactMap { $0.attributes["labl"]?.utf8String }.sorted()
     }
 
     func code(_ body: () throws -> Void) -> StoreError.Code? {

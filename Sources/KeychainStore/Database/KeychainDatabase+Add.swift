@@ -36,7 +36,9 @@ extension KeychainDatabase.Session {
                                  secret: item.secret, tombstone: false)
         let rowID = try writeTransaction { () throws(StoreError) -> Int64 in
             // A synced copy is another device's item as it is: its key was checked where it was made.
-            if !isReplica { try checkKeyFree(itemClass, attributes: attributes, excluding: nil) }
+            if !isReplica {
+                try checkKeyFree(itemClass, attributes: attributes, columns: Array(values.dropFirst(Self.blobColumns.count)), excluding: nil)
+            }
             try writeResolvingConflicts(itemClass, attributes: attributes, excluding: nil) { () throws(StoreError) in
                 // The statement's text is built once a class: joining it is costly beside an add.
                 let insert = try connection.prepare(shape: StatementShape(table: itemClass.rawValue, names: ["INSERT"], numbers: [])) {

@@ -8,15 +8,24 @@ import FoundationEssentials
 extension KeychainDatabase.Session {
     /// Throws `.duplicateItem` when `attributes` has no discriminator and a live item other than
     /// `rowID` has its primary key with one. (Without either, the UNIQUE constraint decides.)
-    func checkKeyFree(_ itemClass: ItemClass, attributes: [String: AttributeValue], excluding rowID: Int64?) throws(StoreError) {
+    /// `columns` are the row's search-column values in schema order, when the caller has them
+    /// already (an add has hashed them all): otherwise the key's are hashed here.
+    func checkKeyFree(_ itemClass: ItemClass, attributes: [String: AttributeValue], columns: [SQLiteValue]? = nil,
+                      excluding rowID: Int64?) throws(StoreError) {
         let name = SecretServiceAttributes.discriminatorName
         guard itemClass == .genericPassword, attributes[name]?.comparableBytes.isEmpty ?? true else { return }
-        let key = itemClass.schema.primaryKey.filter { $0.name != name }
+        let schema = itemClass.schema.attributes
+        let key = schema.indices.filter { schema[$0].isPrimaryKey && schema[$0].name != name }
         let sql = "SELECT rowid FROM genp WHERE tomb = 0 AND \(KeychainSchema.discriminatorColumn) != X'' AND "
-            + key.map { "\($0.column) = ?" }.joined(separator: " AND ")
-        let values = try key.map { (attribute) throws(StoreError) -> SQLiteValue in
-            guard let value = Self.effectiveValue(attribute, in: attributes) else { return .null }
-            return .blob(try indexHash(itemClass, attribute, value))
+            + key.map { "\(schema[$0].column) = ?" }.joined(separator: " AND ")
+        let values: [SQLiteValue]
+        if let columns {
+            values = key.map { columns[$0] }
+        } else {
+            values = try key.map { (index) throws(StoreError) -> SQLiteValue in
+                guard let value = Self.effectiveValue(schema[index], in: attributes) else { return .null }
+                return .blob(try indexHash(itemClass, schema[index], value))
+            }
         }
         let statement = try connection.prepare(sql)
         guard try statement.rows(values).contains(where: { $0.first?.integer != rowID }) else { return }

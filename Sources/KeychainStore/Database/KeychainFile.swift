@@ -97,7 +97,7 @@ enum KeychainFile {
         }
     }
 
-    private static func configure(_ connection: SQLiteConnection) throws(StoreError) {
+    static func configure(_ connection: SQLiteConnection) throws(StoreError) {
         // WAL: readers never see half an update and never block the writer. FULL: a write the
         // caller saw succeed survives a crash. secure_delete: freed pages are zeroed. A page cache
         // of up to 16 MiB (SQLite's default is 2): a look-up in a 10,000-item keychain (about 12
@@ -186,6 +186,23 @@ enum KeychainFile {
         try set.run([.text("mac"), .blob(mac)])
     }
 
+    /// Makes an empty database a keychain, in one transaction: its tables, a new id, the header
+    /// and fresh keys wrapped under `deviceKey` (and `passwordKey` with a password). Returns the id.
+    static func initialize(_ connection: SQLiteConnection, kdf: PasswordKDF?, deviceKey: SymmetricKey,
+                           passwordKey: SymmetricKey?) throws(StoreError) -> Data {
+        try connection.transaction(immediate: true) { () throws(StoreError) -> Data in
+            for statement in KeychainSchema.createStatements() { try connection.execute(statement) }
+            let id = KeychainCrypto.randomBytes(16)
+            let header = try connection.prepare("INSERT INTO keychain(name, value) VALUES (?, ?)")
+            try header.run([.text("id"), .blob(id)])
+            try header.run([.text("created"), .integer(Int64(Date().timeIntervalSince1970))])
+            let keys = Keybag.freshKeys(hasPassword: kdf != nil)
+            try writeHeader(connection, id: id, kdf: kdf, settings: LockSettings(), epoch: 1, index: keys[Keybag.indexKeyName]!)
+            try Keybag.write(keys, in: connection, keychainID: id, deviceKey: deviceKey, passwordKey: passwordKey)
+            return id
+        }
+    }
+
     /// Builds a complete new keychain and moves it into place; `.duplicateKeychain` if a file is there.
     static func create(path: String, home: KeychainHome, password: [UInt8]?) throws(StoreError) {
         guard FileSecurity.fileSize(path) == nil else { throw StoreError(.duplicateKeychain, "a keychain already exists at \(path)") }
@@ -208,16 +225,7 @@ enum KeychainFile {
         do {
             let connection = try SQLiteConnection(path: temporary, create: false)
             try connection.execute("PRAGMA application_id = \(KeychainSchema.applicationID)")
-            try connection.transaction(immediate: true) { () throws(StoreError) in
-                for statement in KeychainSchema.createStatements() { try connection.execute(statement) }
-                let id = KeychainCrypto.randomBytes(16)
-                let header = try connection.prepare("INSERT INTO keychain(name, value) VALUES (?, ?)")
-                try header.run([.text("id"), .blob(id)])
-                try header.run([.text("created"), .integer(Int64(Date().timeIntervalSince1970))])
-                let keys = Keybag.freshKeys(hasPassword: password != nil)
-                try writeHeader(connection, id: id, kdf: kdf, settings: LockSettings(), epoch: 1, index: keys[Keybag.indexKeyName]!)
-                try Keybag.write(keys, in: connection, keychainID: id, deviceKey: deviceKey, passwordKey: passwordKey)
-            }
+            _ = try initialize(connection, kdf: kdf, deviceKey: deviceKey, passwordKey: passwordKey)
             try connection.execute("PRAGMA journal_mode = WAL")
         }
         if link(temporary, path) != 0 {
