@@ -12,6 +12,9 @@ import ServiceLifecycle
 package struct ChangeListener: Service, CustomStringConvertible {
     /// The channel pushes and pairing messages notify on; the payload is a ``Wakeups/Topic``.
     package static let channel = "keyhaven_changes"
+    /// The listening backend's `application_name`, so that an administrator (and a test) can tell
+    /// it from the pool's in pg_stat_activity whatever query it ran last.
+    package static let applicationName = "keyhaven-sync-server listener"
 
     let client: PostgresClient
     let wakeups: Wakeups
@@ -42,6 +45,7 @@ package struct ChangeListener: Service, CustomStringConvertible {
             do {
                 try await client.withConnection { connection in
                     do {
+                        _ = try await connection.query("SET application_name = '\(unescaped: Self.applicationName)'", logger: logger)
                         try await connection.listen(on: Self.channel) { notifications in
                             wakeups.listening(true)
                             pause = .milliseconds(100)

@@ -72,10 +72,15 @@ struct ChangeListenerTests {
         try await Self.withTwoServers { first, second, postgres, test, start in
             let client = try SyncClient(server: second.url)
             async let waiting = client.pull(test.account, after: start.sequence, wait: 25, as: test.creator)
-            _ = try await MetricsScrape.await(second) { $0["keyhaven_sync_open_polls"] >= 1 }
+            _ = try await MetricsScrape.await(second) { $0["keyhaven_sync_open_polls"] >= 1 && $0["keyhaven_sync_listener_up"] == 1 }
+            // Found by name, whatever query the listener ran last (its ping), and at least one killed.
             #expect(try postgres.sql("""
-                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                WHERE application_name = 'keyhaven-sync-server' AND query LIKE 'LISTEN%'
+                DO $$ BEGIN
+                  IF (SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                      WHERE application_name = 'keyhaven-sync-server listener') = 0 THEN
+                    RAISE EXCEPTION 'no listening backend';
+                  END IF;
+                END $$
                 """) == 0)
             let relistened = try await MetricsScrape.await(second) {
                 $0["keyhaven_sync_listener_reconnects_total"] >= 1 && $0["keyhaven_sync_listener_up"] == 1
