@@ -33,6 +33,10 @@ package enum AccessAnswer: Sendable { case allowOnce, alwaysAllow }
 /// one. One prompt at a time per program: another request of the same program meanwhile fails
 /// at once with errSecInteractionNotAllowed, so a program that asks in a loop makes no storm.
 ///
+/// The prompt goes to the session's display (``SessionDisplayFinder``), whatever the client's
+/// memory says, and to the client's terminal. One that cannot be shown, or that closes before it
+/// is answered, is said in the agent's log (the program and the reason, never a secret).
+///
 /// Statuses: no terminal and no display, or no pinentry program: errSecInteractionNotAllowed;
 /// Deny, or three wrong passwords: errSecAuthFailed; the prompt closed, crashed, timed out
 /// (`KEYHAVEN_PROMPT_TIMEOUT`, 60 s), the password entry cancelled, or the client gone:
@@ -41,11 +45,26 @@ package final class AccessPrompter: Sendable {
     /// `KEYHAVEN_PINENTRY`, else `pinentry` on the agent's PATH.
     let program: String
     let timeout: Double
+    let displays: SessionDisplayFinder
+    /// The agent's environment, which pinentry starts with (its display variables replaced).
+    let environment: [String: String]
+    /// The agent's log (the program and what happened, never a secret).
+    package let log: @Sendable (String) -> Void
     private let open = Mutex<Set<Data>>([])
 
-    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment,
+                 log: @escaping @Sendable (String) -> Void = AccessPrompter.standardError) {
         program = environment["KEYHAVEN_PINENTRY"].flatMap { $0.isEmpty ? nil : $0 } ?? "pinentry"
         timeout = environment["KEYHAVEN_PROMPT_TIMEOUT"].flatMap(Double.init).map { max(1, $0) } ?? 60
+        displays = SessionDisplayFinder(environment: environment)
+        self.environment = environment
+        self.log = log
+    }
+
+    /// The agent's log: its standard error, a line at a time.
+    package static func standardError(_ line: String) {
+        let bytes = Array("keyhavend: \(line)\n".utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 
     /// Blocks until the user answers (on the thread of the connection that asked).
@@ -69,36 +88,47 @@ package final class AccessPrompter: Sendable {
         }
     }
 
-    /// Starts pinentry on the client's terminal or display, one prompt at a time per program,
-    /// and maps its failures to statuses.
+    /// Starts pinentry on the session's display and the client's terminal, one prompt at a time
+    /// per program, and maps its failures to statuses; says in the log a prompt that could not be
+    /// shown or closed unanswered.
     private func converse(client: ClientProcess, identity: ApplicationIdentity,
                           _ body: (Pinentry, String?, String) throws -> AccessAnswer) throws(StoreError) -> AccessAnswer {
         let key = Data(identity.path.utf8) + identity.digest
+        let who = "\(identity.path.isEmpty ? "an unidentified program" : Self.shown(identity.path)) (pid \(client.pid))"
         guard open.withLock({ $0.insert(key).inserted }) else {
+            log("no prompt for \(who): one for this program is already open")
             throw StoreError(.interactionNotAllowed, "a prompt for this program is already open")
         }
         defer { _ = open.withLock { $0.remove(key) } }
-        let clientEnvironment = client.environment ?? [:]
+        let clientEnvironment = client.environment
         let terminal = client.terminal
-        let display = ["DISPLAY", "WAYLAND_DISPLAY"].contains { !(clientEnvironment[$0] ?? "").isEmpty }
-        guard terminal != nil || display else {
-            throw StoreError(.interactionNotAllowed, "the program has no terminal and no display to ask the user on")
+        let (display, unanswered) = displays.find(client: clientEnvironment)
+        guard terminal != nil || display != nil else {
+            log("no prompt for \(who): it has no terminal, and no display was found (\(unanswered.joined(separator: "; ")))")
+            throw StoreError(.interactionNotAllowed, "no prompt can be shown: the program has no terminal, and the agent found no "
+                             + "display of the user's session (see the agent's log)")
         }
-        var environment = ProcessInfo.processInfo.environment
-        for name in ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "TERM"] {
-            if let value = clientEnvironment[name] { environment[name] = value }
-        }
+        var environment = self.environment
+        for name in SessionDisplay.names { environment[name] = display?.variables[name] }
+        if environment["DBUS_SESSION_BUS_ADDRESS"] == nil { environment["DBUS_SESSION_BUS_ADDRESS"] = displays.userBusAddress }
+        // The client's terminal type, for pinentry-curses drawing on that terminal.
+        let terminalType = clientEnvironment?["TERM"].flatMap { $0.isEmpty ? nil : $0 } ?? "xterm"
+        environment["TERM"] = terminalType
+        let place = [display?.description, terminal.map { "terminal \($0)" }].compactMap { $0 }.joined(separator: " and ")
         do {
             let pinentry = try Pinentry(program: program, environment: environment, timeout: timeout, clientExit: client.exitDescriptor)
-            return try body(pinentry, terminal, clientEnvironment["TERM"] ?? "xterm")
+            return try body(pinentry, terminal, terminalType)
         } catch let error as StoreError {
             throw error
         } catch let failure as Pinentry.Failure {
             if case .unavailable(let reason) = failure {
-                throw StoreError(.interactionNotAllowed, "no prompt can be shown: \(reason) (install pinentry-curses or set KEYHAVEN_PINENTRY)")
+                log("no prompt for \(who) on \(place): \(reason)")
+                throw StoreError(.interactionNotAllowed, "no prompt can be shown: \(reason)")
             }
+            log("the prompt for \(who) on \(place) closed, crashed or timed out before it was answered")
             throw StoreError(.userCanceled, "the prompt was closed before it was answered")
         } catch {
+            log("the prompt for \(who) on \(place) closed before it was answered")
             throw StoreError(.userCanceled, "the prompt was closed before it was answered")
         }
     }

@@ -93,14 +93,9 @@ package struct FingerprintReader: Sendable {
         }
     }
 
-    /// The unique name of the connection that owns fprintd's name, if it runs as root: fprintd
-    /// does, and only then is it fprintd (the bus's own policy gives the name to root alone, but a
-    /// bus whose policy is looser, or a moment fprintd is not running, must not change that).
+    /// The unique name of fprintd's connection (``BusConnection/rootOwner(of:service:)``).
     static func fprintd(on bus: BusConnection) throws(BusError) -> String {
-        guard let owner = bus.owner(of: service) else { throw .failed("fprintd is not running") }
-        let uid = try bus.unixUser(of: owner)
-        guard uid == 0 else { throw .accessDenied("\(service) is held by a program of user \(uid), not by fprintd, which runs as root") }
-        return owner
+        try bus.rootOwner(of: service, service: "fprintd")
     }
 
     private func defaultDevice(_ bus: BusConnection, _ fprintd: String) throws(BusError) -> String {

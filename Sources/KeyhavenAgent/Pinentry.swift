@@ -17,7 +17,7 @@ final class Pinentry {
     enum Failure: Error, Equatable {
         /// Closed, crashed, timed out, or the client went away.
         case closed
-        /// The program could not be started.
+        /// The program could not be started, or could not show the prompt: why.
         case unavailable(String)
     }
 
@@ -58,7 +58,7 @@ final class Pinentry {
         close(fromChild[1])
         guard spawned == 0 else {
             close(toChild[1]); close(fromChild[0])
-            throw .unavailable("\(program) could not be started (\(String(cString: strerror(spawned))))")
+            throw .unavailable("\(program) could not be started (\(String(cString: strerror(spawned)))): install pinentry-curses or set KEYHAVEN_PINENTRY")
         }
         child = pid
         input = toChild[1]
@@ -87,7 +87,7 @@ final class Pinentry {
         switch try send("CONFIRM") {
         case .ok: return .ok
         case .error(let code) where code == Self.notConfirmed: return .notOK
-        case .error: return .cancel
+        case .error(let code): try Self.cancelled(code); return .cancel
         case .data: throw .closed
         }
     }
@@ -100,8 +100,9 @@ final class Pinentry {
             switch try response() {
             case .data(let bytes): pin += bytes
             case .ok: return pin
-            case .error:
+            case .error(let code):
                 zeroize(&pin)
+                try Self.cancelled(code)
                 return nil
             }
         }
@@ -113,6 +114,17 @@ final class Pinentry {
 
     /// GPG_ERR_NOT_CONFIRMED: the "not OK" button.
     private static let notConfirmed: UInt32 = 114
+
+    /// Returns when an error answer is the user's Cancel (GPG_ERR_CANCELED, GPG_ERR_FULLY_CANCELED);
+    /// throws when it is the prompt timing out (GPG_ERR_TIMEOUT) or failing to be shown at all (no
+    /// display it can open, no terminal: any other code), which nobody decided.
+    private static func cancelled(_ code: UInt32) throws(Failure) {
+        switch code {
+        case 99, 198: return
+        case 62: throw .closed
+        default: throw .unavailable("the pinentry could not show the prompt (its error \(code))")
+        }
+    }
 
     private func send(_ line: String) throws(Failure) -> Response {
         try writeLine(line)

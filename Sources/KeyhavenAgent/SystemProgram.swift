@@ -5,9 +5,11 @@ import Musl
 #endif
 import KeychainModel
 import KeychainStore
+import KeyhavenDBus
 
 /// A program of the system the agent believes on the bus: the Secret portal's frontend
-/// (xdg-desktop-portal) and the session bus's daemon (dbus-daemon, dbus-broker). Believed only
+/// (xdg-desktop-portal), the session bus's daemon (dbus-daemon, dbus-broker) and the user's
+/// service manager (systemd --user, for the session's display). Believed only
 /// when the process is untampered and runs, as the agent itself sees it, an executable of that
 /// name that root alone can change, in folders root alone can change: a name on the bus, or a
 /// program the user built or copied, is not enough (docs/threat-model.md, "The buses").
@@ -19,6 +21,29 @@ package struct SystemProgram: Sendable {
 
     package static let portalFrontend = SystemProgram(names: ["xdg-desktop-portal"], role: "xdg-desktop-portal")
     package static let busDaemon = SystemProgram(names: ["dbus-daemon", "dbus-broker"], role: "the session bus's daemon (dbus-daemon or dbus-broker)")
+    package static let userManager = SystemProgram(names: ["systemd"], role: "the user's service manager (systemd --user)")
+
+    /// Nil when the daemon at the other end of `connection` is a genuine dbus-daemon or
+    /// dbus-broker of this user's or root's; else why not. The bus names each caller's process,
+    /// and a daemon of a program's own making could name any (docs/threat-model.md, "The buses").
+    /// `bus` names it in the answer.
+    package static func busDaemonRefusal(_ connection: BusConnection, bus: String = "the session bus") -> String? {
+        guard let daemon = connection.daemon else { return "\(bus) does not say which process serves it" }
+        guard daemon.uid == getuid() || daemon.uid == 0 else { return "\(bus) is served by another user's process (uid \(daemon.uid))" }
+        return busDaemon.refusal(ClientProcess(pid: daemon.pid, pidfd: ClientProcess.openPidfd(daemon.pid))).map {
+            "\(bus) is not served by a genuine bus daemon (\($0))"
+        }
+    }
+
+    /// Nil when the connection `owner` on `connection` is this program, run by this user; else
+    /// why not.
+    package func refusal(owner: String, on connection: BusConnection) -> String? {
+        guard let uid = try? connection.unixUser(of: owner), let pid = connection.pid(of: owner) else {
+            return "the bus does not say who \(owner) is"
+        }
+        guard uid == getuid() else { return "it runs as user \(uid)" }
+        return refusal(ClientProcess(pid: pid, pidfd: ClientProcess.openPidfd(pid)))
+    }
 
     /// Nil when `client` runs this program; else why not, for the refusal's message.
     package func refusal(_ client: ClientProcess) -> String? {

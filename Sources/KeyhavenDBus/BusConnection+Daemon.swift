@@ -45,4 +45,15 @@ extension BusConnection {
         guard case .uint32(let uid)? = reply.first else { throw .failed("the bus did not say which user \(uniqueName) is") }
         return uid
     }
+
+    /// The unique name of the connection that owns `name`, if it runs as root: the system
+    /// services the agent believes (logind, fprintd) do. The bus's policy gives their names to
+    /// root alone, but a bus whose policy is looser, or a moment the service is not running, must
+    /// not let a program of the user answer in its place. `service` names it in messages.
+    package func rootOwner(of name: String, service: String) throws(BusError) -> String {
+        guard let owner = owner(of: name) else { throw .failed("\(service) is not running") }
+        let uid = try unixUser(of: owner)
+        guard uid == 0 else { throw .accessDenied("\(name) is held by a program of user \(uid), not by \(service), which runs as root") }
+        return owner
+    }
 }

@@ -37,7 +37,7 @@ package final class BusConnection: @unchecked Sendable {
             r = sd_bus_open_user(&bus)
         }
         guard r >= 0, let bus else {
-            throw StoreError(.notAvailable, "cannot connect to the session bus\(address.map { " at \($0)" } ?? ""): \(String(cString: strerror(-r)))")
+            throw StoreError(.notAvailable, "cannot connect to \(address.map { "the bus at \($0)" } ?? "the session bus"): \(String(cString: strerror(-r)))")
         }
         self.bus = bus
         wake = kh_bus_eventfd()
@@ -133,7 +133,7 @@ package final class BusConnection: @unchecked Sendable {
     }
 
     /// The process that connected as unique name `name`, from the bus (its credentials for it).
-    func pid(of name: String) -> Int32? {
+    package func pid(of name: String) -> Int32? {
         var creds: OpaquePointer?
         guard sd_bus_get_name_creds(bus, name, kh_bus_creds_pid(), &creds) >= 0 else { return nil }
         return Self.pid(taking: creds)

@@ -197,6 +197,10 @@ extension SecretService {
                         agent.onChangeNotify()
                         announceLock(of: keychain, locked: false)
                     } catch {
+                        // Said before Completed goes out: a client sees `dismissed`, the log says why.
+                        let why = (error as? StoreError)?.message ?? "\(error)"
+                        agent.prompter.log("the Secret Service's prompt \(path) (to unlock \(SecretObject.collectionPath(for: keychain))) "
+                                           + "completes dismissed: \(why)")
                         dismissed = true
                         break
                     }

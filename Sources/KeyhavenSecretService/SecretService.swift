@@ -70,15 +70,8 @@ package final class SecretService: Sendable {
     /// root's): the bus names each caller's process, and a daemon of a program's own making could
     /// name a trusted program's (docs/threat-model.md, "The buses").
     func checkDaemon() throws(StoreError) {
-        guard let daemon = connection.daemon else {
-            throw StoreError(.notAvailable, "the session bus does not say which process serves it; the Secret Service is not provided")
-        }
-        guard daemon.uid == getuid() || daemon.uid == 0 else {
-            throw StoreError(.notAvailable, "the session bus is served by another user's process (uid \(daemon.uid)); the Secret Service is not provided")
-        }
-        let process = ClientProcess(pid: daemon.pid, pidfd: ClientProcess.openPidfd(daemon.pid))
-        if let why = SystemProgram.busDaemon.refusal(process) {
-            throw StoreError(.notAvailable, "the session bus is not served by a genuine bus daemon (\(why)); the Secret Service is not provided")
+        if let why = SystemProgram.busDaemonRefusal(connection) {
+            throw StoreError(.notAvailable, "\(why); the Secret Service is not provided")
         }
     }
 
