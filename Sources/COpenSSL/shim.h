@@ -1,4 +1,5 @@
-// The system OpenSSL (libcrypto 3), for PKCS#12 files and password-encrypted private keys, and the
+// The system OpenSSL (libcrypto 3), for PKCS#12 files and password-encrypted private keys, X.509
+// path validation with the system's roots (SecTrust), and the
 // Secret Service's 1024-bit Diffie-Hellman (its big-number arithmetic), and the X9.63 KDF over a
 // shared secret the TPM computed (swift-crypto derives only from its own agreements):
 // swift-crypto has neither PKCS#12 nor PKCS#5 password-based encryption, and the legacy ciphers
@@ -16,6 +17,8 @@
 #include <openssl/pkcs12.h>
 #include <openssl/provider.h>
 #include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 
 // OpenSSL's STACK_OF macros, as functions Swift can call.
 static inline int keyhaven_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }

@@ -26,6 +26,9 @@ package struct CertificateInfo: Sendable {
     /// The serial number's bytes (the INTEGER's content), as `SecCertificateCopySerialNumberData`.
     package var serialNumber: [UInt8] { Array(certificate.serialNumber.bytes) }
 
+    /// The start of the validity period.
+    package var notBefore: Date { certificate.notValidBefore }
+
     /// The certificate's public key, when it is one Keyhaven's keys can be (EC P-256/384/521, RSA).
     package var publicKey: AsymmetricKey? {
         let key = certificate.publicKey

@@ -18,6 +18,8 @@ public typealias CFNumber = NSNumber
 public typealias CFError = NSError
 public typealias CFErrorDomain = CFString
 public typealias CFIndex = Int
+/// Seconds since 2001-01-01 00:00:00 UTC.
+public typealias CFAbsoluteTime = Double
 public typealias CFOptionFlags = UInt
 public typealias CFStringRef = CFString
 public typealias CFDictionaryRef = CFDictionary

@@ -1,4 +1,6 @@
-import COpenSSL
+// Implementation-only: a target that sees Keyhaven's modules without depending on them has no map
+// of its C modules (docs/architecture.md); no type here stores a C type.
+@_implementationOnly import COpenSSL
 import Crypto
 import FoundationEssentials
 import KeychainModel

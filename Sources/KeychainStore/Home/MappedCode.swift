@@ -3,7 +3,9 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CHardening
+// Implementation-only: a target that sees Keyhaven's modules without depending on them has no map
+// of its C modules (docs/architecture.md); no type here stores a C type.
+@_implementationOnly import CHardening
 
 /// The code in a process, read from what the kernel has mapped into it (`/proc/PID/maps`), not
 /// from what its environment says it loaded (docs/access.md, "Code in the process").

@@ -1,4 +1,6 @@
-import CSQLite
+// Implementation-only: a target that sees Keyhaven's modules without depending on them has no map
+// of its C modules (docs/architecture.md); no type here stores a C type.
+@_implementationOnly import CSQLite
 import FoundationEssentials
 
 /// One SQLite connection. The only type (with ``SQLiteStatement``) that calls SQLite.

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Fixtures/CanImportSecurity: an app with Keyhaven's `Security` product and a library that guards
+# keychain code with `#if canImport(Security)` without depending on Keyhaven. Builds it, changes the
+# library's source and builds again (that build compiles the library's `import Security` with
+# `Security` already built: it must need none of Keyhaven's C modules), then runs the app on a
+# throw-away keychain. The dependencies' builds are kept between runs in
+# KEYHAVEN_FIXTURE_SCRATCH (else ~/.cache/keyhaven/fixture-can-import); the fixture's own
+# targets are always built anew.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fixture=Fixtures/CanImportSecurity
+scratch="${KEYHAVEN_FIXTURE_SCRATCH:-${XDG_CACHE_HOME:-$HOME/.cache}/keyhaven/fixture-can-import}"
+mkdir -p "$scratch"
+build() {
+    local log; log="$(mktemp)"
+    if ! swift build --package-path "$fixture" --scratch-path "$scratch" > "$log" 2>&1; then cat "$log"; rm -f "$log"; return 1; fi
+    grep -E "Compiling (App|Guarded)|Build complete" "$log" || true
+    rm -f "$log"
+}
+for products in "$scratch"/*/debug; do
+    [ -d "$products" ] || continue
+    rm -rf "$products"/App.build "$products"/Guarded.build "$products"/Modules/App.* "$products"/Modules/Guarded.*
+done
+echo "fixture: clean build"
+build
+touch "$fixture/Guarded/Sources/Guarded/TokenVault.swift"
+echo "fixture: after a change to the guarded library"
+build
+app="$(swift build --package-path "$fixture" --scratch-path "$scratch" --show-bin-path)/App"
+home="$(mktemp -d)"; runtime="$(mktemp -d)"
+trap 'rm -rf "$home" "$runtime"' EXIT
+output="$(KEYHAVEN_HOME="$home" XDG_RUNTIME_DIR="$runtime" KEYHAVEN_AGENT=off "$app")"
+echo "$output"
+[ "$output" = "$(printf 'guarded keychain=true store=0 read=fixture-token\ndirect=0')" ] || { echo "fixture: unexpected output" >&2; exit 1; }
+echo "fixture: the guarded library compiled against Security and stored through it"
