@@ -19,7 +19,9 @@ build() {
 }
 for products in "$scratch"/*/debug; do
     [ -d "$products" ] || continue
-    rm -rf "$products"/App.build "$products"/Guarded.build "$products"/Modules/App.* "$products"/Modules/Guarded.*
+    # Security too: a dependency compiled again while it exists would see it (docs/porting.md, section 5).
+    rm -rf "$products"/App.build "$products"/Guarded.build "$products"/Modules/App.* "$products"/Modules/Guarded.* \
+        "$products"/Security.build "$products"/Modules/Security.*
 done
 echo "fixture: clean build"
 build

@@ -164,6 +164,12 @@ public func SecTrustCopyKey(_ trust: SecTrust) -> SecKey? {
     trust.state.withLock { $0.settings.certificates.first }.flatMap { SecCertificateCopyKey($0) }
 }
 
+/// The leaf's public key (Apple's deprecated name for ``SecTrustCopyKey(_:)``).
+@available(*, deprecated, renamed: "SecTrustCopyKey")
+public func SecTrustCopyPublicKey(_ trust: SecTrust) -> SecKey? {
+    SecTrustCopyKey(trust)
+}
+
 /// Certificates from a ``SecCertificate`` or an array of them; nil for anything else.
 func trustCertificates(_ value: CFTypeRef) -> [SecCertificate]? {
     if let certificate = value as? SecCertificate { return [certificate] }
