@@ -95,8 +95,8 @@ package final class AccessPrompter: Sendable {
                           _ body: (Pinentry, String?, String) throws -> AccessAnswer) throws(StoreError) -> AccessAnswer {
         let key = Data(identity.path.utf8) + identity.digest
         let who = "\(identity.path.isEmpty ? "an unidentified program" : Self.shown(identity.path)) (pid \(client.pid))"
+        // Not logged: a program that asks in a loop would fill the log as it would the screen.
         guard open.withLock({ $0.insert(key).inserted }) else {
-            log("no prompt for \(who): one for this program is already open")
             throw StoreError(.interactionNotAllowed, "a prompt for this program is already open")
         }
         defer { _ = open.withLock { $0.remove(key) } }
