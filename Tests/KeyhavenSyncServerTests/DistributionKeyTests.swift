@@ -8,7 +8,7 @@ import Testing
 /// account id for accounts, devices and entries, the slot for pairing, the device for the device
 /// index. So a Citus deployment distributed by those columns routes each statement to one shard
 /// (docs/sync.md, "Beyond one PostgreSQL"). The exceptions are named: the migration, the health
-/// check, the listener's ping, notifications and the sweep of expired pairing messages.
+/// check, the listener's name and ping, notifications and the sweep of expired pairing messages.
 @Suite(.serialized, .enabled(if: TestPostgres.isAvailable, "needs PostgreSQL's server binaries (scripts/bootstrap installs them)"))
 struct DistributionKeyTests {
     static let keys = ["keyhaven_accounts": "account_id", "keyhaven_devices": "account_id", "keyhaven_entries": "account_id",
@@ -17,6 +17,7 @@ struct DistributionKeyTests {
     /// Statements that name no key, each for its reason.
     static let exceptions: [(pattern: String, why: String)] = [
         (#"^(BEGIN|COMMIT|ROLLBACK|SELECT 1|LISTEN |UNLISTEN )"#, "transactions, the health check, the listener"),
+        (#"^SET application_name = 'keyhaven-sync-server listener'$"#, "the listener naming its connection"),
         (#"^SELECT pg_notify\(\$1, \$2\)$"#, "a notification, on the coordinator"),
         (#"^SELECT pg_advisory_xact_lock\(|^CREATE TABLE IF NOT EXISTS |keyhaven_schema"#, "the migration"),
         (#"^INSERT INTO keyhaven_device_accounts \(device_id, account_id\) SELECT "#, "the migration's backfill of the device index"),
