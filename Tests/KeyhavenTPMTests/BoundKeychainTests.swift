@@ -101,7 +101,9 @@ struct BoundKeychainTests {
         let tpm = try TestTPM()
         defer { tpm.remove() }
         // Low limits, set before the agent holds the TPM (swtpm serves one connection at a time).
-        let setup = try tpm.tools("tpm2_dictionarylockout", "--setup-parameters", "--max-tries=2", "--recovery-time=3", "--lockout-recovery-time=10")
+        // The TPM forgives one failure per recovery time: it must outlast the commands between
+        // the failures and the refusal, which take seconds each where swtpm makes keys slowly.
+        let setup = try tpm.tools("tpm2_dictionarylockout", "--setup-parameters", "--max-tries=2", "--recovery-time=20", "--lockout-recovery-time=10")
         #expect(setup.status == 0, "\(setup.error)")
         var runner = try CommandRunner()
         runner.extraEnvironment["KEYHAVEN_TPM"] = tpm.tcti
@@ -113,9 +115,9 @@ struct BoundKeychainTests {
         #expect(second.status == 75 && second.error.contains("locked out"), "\(second.status) \(second.error)")
         let refused = try runner.run("unlock-keychain", "-p", "right", "guarded")
         #expect(refused.status == 75, "\(refused.status) \(refused.error)")
-        #expect(refused.error.contains("the TPM is locked out") && refused.error.contains("for up to 3 s"), "\(refused.error)")
+        #expect(refused.error.contains("the TPM is locked out") && refused.error.contains("for up to 20 s"), "\(refused.error)")
         #expect(try runner.run("show-keychain-info", "guarded").output.hasSuffix(" tpm locked\n"))
-        Thread.sleep(forTimeInterval: 4)
+        Thread.sleep(forTimeInterval: 21)
         let opened = try runner.run("unlock-keychain", "-p", "right", "guarded")
         #expect(opened.status == 0, "\(opened.error)")
     }
