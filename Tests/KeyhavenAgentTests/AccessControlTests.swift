@@ -39,7 +39,7 @@ struct AccessControlTests {
             try handle.close()
             let script = """
                 #!/bin/sh
-                # A pinentry that answers from files: answer (ok, notok, cancel, crash, hang), pin.
+                # A pinentry that answers from files: answer (ok, notok, cancel, crash, hang, unshown), pin.
                 dir='\(folder)'
                 echo "OK Pleased to meet you"
                 while IFS= read -r line; do
@@ -50,6 +50,7 @@ struct AccessControlTests {
                         ok) echo OK ;;
                         notok) echo "ERR 83886194 Not confirmed <Pinentry>" ;;
                         crash) exit 3 ;;
+                        unshown) echo "ERR 83918950 Inappropriate ioctl for device <Pinentry>" ;;
                         hang) echo $$ > "$dir/hanging"; exec sleep 600 ;;
                         *) echo "ERR 83886179 Operation cancelled <Pinentry>" ;;
                       esac ;;
@@ -311,6 +312,18 @@ struct AccessControlTests {
         if let hanging = try? String(contentsOfFile: s.folder + "/hanging", encoding: .utf8), let pid = Int32(hanging.trimmingCharacters(in: .whitespacesAndNewlines)) {
             kill(pid, SIGKILL)
         }
+    }
+
+    @Test("A pinentry that cannot show its prompt (an error that is not Cancel) refuses with errSecInteractionNotAllowed, not as the user's Deny")
+    func pinentryCannotShow() throws {
+        let s = try Setup()
+        defer { s.finish() }
+        try s.itemSharedWithCopy("n1")
+        try s.answer("unshown")
+        #expect(try s.item(s.copy, "read", "n1", display: true, groups: s.helperGroup).status == -25308)
+        #expect(s.prompts.count == 1)
+        try s.answer("cancel")
+        #expect(try s.item(s.copy, "read", "n1", display: true, groups: s.helperGroup).status == -25293)
     }
 
     @Test("One prompt at a time per program: a second request meanwhile fails at once")

@@ -58,6 +58,7 @@ struct PromptDisplayTests {
     /// - `stage_logind`: root's system bus and a mocked logind on it, the user's session c1 in it;
     /// - `stage_manager`: the user's bus and the service manager's stand-in on it;
     /// - `agent [VAR=VALUE...]`: (re)starts the user's agent with those in its environment;
+    /// - `stage`: both of the above, the agent in display :40, and the item the user's program adds;
     /// - `ask [VAR=VALUE...]`: the user's program reads an item that asks for the user at every use,
     ///   with only those in its environment; prints its status and the display the pinentry got.
     static func run(_ body: String) throws -> (output: String, error: String) {
@@ -123,6 +124,13 @@ struct PromptDisplayTests {
                 PIDS+=($!)
                 for i in $(seq 100); do [ -S '\(session.runtime)/keyhaven/agent.sock' ] && break; sleep 0.1; done
             }
+            # Both buses, the agent started in display :40, and the item that asks at every use.
+            stage() {
+                stage_logind
+                stage_manager
+                agent DISPLAY=:40
+                echo "add=$(as_user "$HELPER" item add-presence presence | head -1)"
+            }
             ask() {
                 rm -f "$OWN/pinentry.log"
                 local status; status=$(as_user "$@" "$HELPER" item read presence < /dev/null | head -1)
@@ -140,10 +148,7 @@ struct PromptDisplayTests {
     func sessionDisplayWins() throws {
         try #require(BiometryTests.toolsPresent, "scripts/bootstrap installs dbus-daemon and python3-dbusmock")
         let result = try Self.run("""
-            stage_logind
-            stage_manager
-            agent DISPLAY=:40
-            echo "add=$(as_user "$HELPER" item add-presence presence | head -1)"
+            stage
             echo "agent none: $(ask)"
             echo "agent other: $(ask DISPLAY=:5 WAYLAND_DISPLAY=wayland-9)"
             user_mock manager env DISPLAY=:41 WAYLAND_DISPLAY=wayland-7 XAUTHORITY=/run/user/cookie HOME=/ignored
@@ -171,10 +176,7 @@ struct PromptDisplayTests {
     func impostorsAndNoDisplay() throws {
         try #require(BiometryTests.toolsPresent, "scripts/bootstrap installs dbus-daemon and python3-dbusmock")
         let result = try Self.run("""
-            stage_logind
-            stage_manager
-            agent DISPLAY=:40
-            echo "add=$(as_user "$HELPER" item add-presence presence | head -1)"
+            stage
             user_mock manager env DISPLAY=:41
             mock logind graphical x11 :42
             echo "genuine: $(ask)"

@@ -157,6 +157,15 @@ enum OpenSSLKey {
         return try asymmetricKey(key)
     }
 
+    /// OpenSSL's certificate for `der` (the caller frees it with `X509_free`); nil when it does not
+    /// parse.
+    static func certificate(_ der: [UInt8]) -> OpaquePointer? {
+        der.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_X509(nil, &cursor, buffer.count)
+        }
+    }
+
     /// The DER that OpenSSL's `i2d_*` function writes for `object`.
     static func encoded(_ object: OpaquePointer,
                         _ i2d: (OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) throws(ImportExportError)

@@ -78,11 +78,7 @@ extension PKCS12 {
     }
 
     private static func openSSLCertificate(_ der: [UInt8]) throws(ImportExportError) -> OpaquePointer {
-        let parsed = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_X509(nil, &cursor, buffer.count)
-        }
-        guard let parsed else { throw ImportExportError(.malformed, "a certificate could not be handed to OpenSSL") }
+        guard let parsed = OpenSSLKey.certificate(der) else { throw ImportExportError(.malformed, "a certificate could not be handed to OpenSSL") }
         return parsed
     }
 }

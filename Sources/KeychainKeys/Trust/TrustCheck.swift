@@ -1,7 +1,7 @@
 /// A check of a trust evaluation that failed, named as Apple's trust engine names it
 /// (Security/OSX/sec/Security/SecPolicyChecks.list in Apple's open-source Security project),
 /// in that list's order: the first failed check in this order is the one an evaluation reports.
-package enum TrustCheck: Int, Sendable, Comparable, CaseIterable {
+package enum TrustCheck: Int, Sendable, Comparable {
     /// The leaf does not name the host (SSL policy with a host name).
     case sslHostname
     /// A certificate is outside its validity period at the verification date (expired or not yet

@@ -41,13 +41,13 @@ package struct TrustEvaluator: Sendable {
     /// Evaluates; nil when a certificate cannot be parsed or OpenSSL cannot run the evaluation.
     package func evaluate() -> Verdict? {
         defer { ERR_clear_error() }
-        guard let leafDER = certificates.first, let leaf = Self.parse(leafDER) else { return nil }
+        guard let leafDER = certificates.first, let leaf = OpenSSLKey.certificate(leafDER) else { return nil }
         defer { X509_free(leaf) }
         guard let store = X509_STORE_new() else { return nil }
         defer { X509_STORE_free(store) }
         if systemAnchors, X509_STORE_set_default_paths(store) != 1 { return nil }
         for der in anchors {
-            guard let anchor = Self.parse(der) else { return nil }
+            guard let anchor = OpenSSLKey.certificate(der) else { return nil }
             // Adding one already there is not an error; the store keeps its own reference.
             _ = X509_STORE_add_cert(store, anchor)
             X509_free(anchor)
@@ -55,7 +55,7 @@ package struct TrustEvaluator: Sendable {
         guard let untrusted = keyhaven_sk_X509_new_null() else { return nil }
         defer { keyhaven_sk_X509_pop_free(untrusted) }
         for der in certificates.dropFirst() {
-            guard let certificate = Self.parse(der) else { return nil }
+            guard let certificate = OpenSSLKey.certificate(der) else { return nil }
             guard keyhaven_sk_X509_push(untrusted, certificate) > 0 else { X509_free(certificate); return nil }
         }
         guard let context = X509_STORE_CTX_new() else { return nil }
@@ -91,7 +91,7 @@ package struct TrustEvaluator: Sendable {
         var chain: [[UInt8]] = []
         if let built = X509_STORE_CTX_get1_chain(context) {
             for index in 0..<keyhaven_sk_X509_num(built) {
-                if let certificate = keyhaven_sk_X509_value(built, index), let der = Self.der(of: certificate) { chain.append(der) }
+                if let certificate = keyhaven_sk_X509_value(built, index), let der = try? OpenSSLKey.encoded(certificate, i2d_X509) { chain.append(der) }
             }
             keyhaven_sk_X509_pop_free(built)
         }
@@ -139,23 +139,5 @@ package struct TrustEvaluator: Sendable {
     static func isIPAddress(_ host: String) -> Bool {
         var v4 = in_addr(), v6 = in6_addr()
         return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
-    }
-
-    static func parse(_ der: [UInt8]) -> OpaquePointer? {
-        der.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_X509(nil, &cursor, buffer.count)
-        }
-    }
-
-    static func der(of certificate: OpaquePointer) -> [UInt8]? {
-        let length = i2d_X509(certificate, nil)
-        guard length > 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(length))
-        let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            return i2d_X509(certificate, &cursor)
-        }
-        return written == length ? bytes : nil
     }
 }
