@@ -109,7 +109,6 @@ let linuxTargets: [Target] = [
             "COpenSSL",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
-            .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ],
         swiftSettings: strictSwift
@@ -531,7 +530,6 @@ let package = Package(
     products: products + (buildsEngine ? [.executable(name: "keyhaven-sync-server", targets: ["keyhaven-sync-server"])] : []),
     dependencies: buildsEngine ? [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
-        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),

@@ -3,7 +3,8 @@
 # keychain code with `#if canImport(Security)` without depending on Keyhaven. Builds it, changes the
 # library's source and builds again (that build compiles the library's `import Security` with
 # `Security` already built: it must need none of Keyhaven's C modules), then runs the app on a
-# throw-away keychain. The dependencies' builds are kept between runs in
+# throw-away keychain. swift-certificates, which guards its SecCertificate conversions the same way,
+# is then compiled again with `Security` built. The dependencies' builds are kept between runs in
 # KEYHAVEN_FIXTURE_SCRATCH (else ~/.cache/keyhaven/fixture-can-import); the fixture's own
 # targets are always built anew.
 set -euo pipefail
@@ -14,20 +15,32 @@ mkdir -p "$scratch"
 build() {
     local log; log="$(mktemp)"
     if ! swift build --package-path "$fixture" --scratch-path "$scratch" > "$log" 2>&1; then cat "$log"; rm -f "$log"; return 1; fi
-    grep -E "Compiling (App|Guarded)|Build complete" "$log" || true
+    { grep -Eo "Compiling (App|Guarded|X509) " "$log" | sort | uniq -c; grep -E "Build complete" "$log"; } || true
     rm -f "$log"
 }
 for products in "$scratch"/*/debug; do
     [ -d "$products" ] || continue
-    # Security too: a dependency compiled again while it exists would see it (docs/porting.md, section 5).
-    rm -rf "$products"/App.build "$products"/Guarded.build "$products"/Modules/App.* "$products"/Modules/Guarded.* \
-        "$products"/Security.build "$products"/Modules/Security.*
+    # Security too: a dependency compiled again while it exists sees it (docs/porting.md, section 5).
+    rm -rf "$products"/{App,Guarded,Security}.build "$products"/Modules/{App,Guarded,Security}.*
+    # SwiftPM writes a target's plan files (output-file-map.json) only when it plans anew.
+    rm -f "$products/description.json"
 done
+rm -f "$scratch/debug.yaml"
 echo "fixture: clean build"
 build
 touch "$fixture/Guarded/Sources/Guarded/TokenVault.swift"
 echo "fixture: after a change to the guarded library"
 build
+# swift-certificates compiled with `Security` in sight: its guarded branch (SecCertificate to and
+# from Certificate) must build against Keyhaven's, and no module of Keyhaven's may need X509 first.
+x509="$(find "$scratch/checkouts" -path '*/Sources/X509/Certificate.swift' | head -1)"
+[ -n "$x509" ] || { echo "fixture: swift-certificates' Certificate.swift not found" >&2; exit 1; }
+touch "$x509"
+echo "fixture: after a change to swift-certificates"
+build
+bin="$(swift build --package-path "$fixture" --scratch-path "$scratch" --show-bin-path)"
+[ "$(nm "$bin/X509.build/Certificate.swift.o" | swift demangle --simplified | grep -c 'SecCertificate.makeWithCertificate')" -gt 0 ] || { echo "fixture: X509 was not compiled with its canImport(Security) branch" >&2; exit 1; }
+echo "fixture: swift-certificates compiled its canImport(Security) branch against Keyhaven's Security"
 app="$(swift build --package-path "$fixture" --scratch-path "$scratch" --show-bin-path)/App"
 home="$(mktemp -d)"; runtime="$(mktemp -d)"
 trap 'rm -rf "$home" "$runtime"' EXIT

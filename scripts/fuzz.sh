@@ -12,9 +12,6 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(metadata keybag agent query keys certificates imports sync)
-# A Security module left from an earlier build makes swift-certificates' `canImport(Security)` true
-# when it is rebuilt (a circular import): drop it, it is rebuilt in a second (docs/porting.md).
-find .build/fuzz -path '*/Modules/Security.*' -delete 2>/dev/null || true
 swift build --build-path .build/fuzz --product keyhaven-fuzz \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DKEYHAVEN_FUZZING >/dev/null
 binary="$(swift build --build-path .build/fuzz --show-bin-path)/keyhaven-fuzz"

@@ -1,5 +1,5 @@
 // The system OpenSSL (libcrypto 3), for PKCS#12 files and password-encrypted private keys, X.509
-// path validation with the system's roots (SecTrust), and the
+// path validation with the system's roots (SecTrust), reading certificates (SecCertificate), and the
 // Secret Service's 1024-bit Diffie-Hellman (its big-number arithmetic), and the X9.63 KDF over a
 // shared secret the TPM computed (swift-crypto derives only from its own agreements):
 // swift-crypto has neither PKCS#12 nor PKCS#5 password-based encryption, and the legacy ciphers
@@ -37,5 +37,18 @@ static inline int keyhaven_sk_PKCS12_SAFEBAG_num(const STACK_OF(PKCS12_SAFEBAG) 
 static inline PKCS12_SAFEBAG *keyhaven_sk_PKCS12_SAFEBAG_value(const STACK_OF(PKCS12_SAFEBAG) *stack, int index) {
     return sk_PKCS12_SAFEBAG_value(stack, index);
 }
+// A certificate's subject alternative names and extended key usages (X509_get_ext_d2i).
+static inline int keyhaven_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *stack) { return sk_GENERAL_NAME_num(stack); }
+static inline GENERAL_NAME *keyhaven_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_NAME) *stack, int index) {
+    return sk_GENERAL_NAME_value(stack, index);
+}
+static inline int keyhaven_sk_ASN1_OBJECT_num(const STACK_OF(ASN1_OBJECT) *stack) { return sk_ASN1_OBJECT_num(stack); }
+static inline ASN1_OBJECT *keyhaven_sk_ASN1_OBJECT_value(const STACK_OF(ASN1_OBJECT) *stack, int index) {
+    return sk_ASN1_OBJECT_value(stack, index);
+}
+static inline void keyhaven_EXTENDED_KEY_USAGE_free(void *usage) { EXTENDED_KEY_USAGE_free(usage); }
+// RFC 2253's (4514's) text of a name: the macro ORs others, which Swift does not import.
+static inline unsigned long keyhaven_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
+static inline void keyhaven_GENERAL_NAMES_free(void *names) { GENERAL_NAMES_free(names); }
 // The content type of a PKCS#7 structure (data or encrypted data, in a PKCS#12 file).
 static inline int keyhaven_PKCS7_type_nid(const PKCS7 *p7) { return OBJ_obj2nid(p7->type); }

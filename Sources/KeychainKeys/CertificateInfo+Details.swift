@@ -1,43 +1,20 @@
 import Crypto
 import FoundationEssentials
-import X509
 
 /// What Keychain Access shows of a certificate: its names, serial, validity and uses.
 extension CertificateInfo {
     /// The subject's distinguished name, as RFC 4514 writes it (`CN=...,O=...`).
-    package var subjectName: String { certificate.subject.description }
-    package var issuerName: String { certificate.issuer.description }
-    package var notValidBefore: Date { certificate.notValidBefore }
-    package var notValidAfter: Date { certificate.notValidAfter }
+    package var subjectName: String { fields.subjectText }
+    package var issuerName: String { fields.issuerText }
+    package var notValidBefore: Date { fields.notBefore }
+    package var notValidAfter: Date { fields.notAfter }
 
     /// The key usage extension's uses, in RFC 5280's words and order; empty without the extension.
-    package var keyUsageNames: [String] {
-        guard let usage = try? certificate.extensions.keyUsage else { return [] }
-        let uses: [(Bool, String)] = [
-            (usage.digitalSignature, "Digital Signature"), (usage.nonRepudiation, "Non-Repudiation"),
-            (usage.keyEncipherment, "Key Encipherment"), (usage.dataEncipherment, "Data Encipherment"),
-            (usage.keyAgreement, "Key Agreement"), (usage.keyCertSign, "Certificate Signing"), (usage.cRLSign, "CRL Signing"),
-            (usage.encipherOnly, "Encipher Only"), (usage.decipherOnly, "Decipher Only"),
-        ]
-        return uses.filter(\.0).map(\.1)
-    }
+    package var keyUsageNames: [String] { fields.keyUsageNames }
 
-    /// The extended key usage extension's purposes (server and client authentication, ...).
-    package var extendedKeyUsageNames: [String] {
-        guard let usages = try? certificate.extensions.extendedKeyUsage else { return [] }
-        return usages.map { usage in
-            switch usage {
-            case .serverAuth: return "Server Authentication"
-            case .clientAuth: return "Client Authentication"
-            case .codeSigning: return "Code Signing"
-            case .emailProtection: return "E-mail Protection"
-            case .timeStamping: return "Time Stamping"
-            case .ocspSigning: return "OCSP Signing"
-            case .any: return "Any"
-            default: return usage.description
-            }
-        }
-    }
+    /// The extended key usage extension's purposes (server and client authentication, ...); one
+    /// without a name as its dotted OID.
+    package var extendedKeyUsageNames: [String] { fields.extendedKeyUsageNames }
 
     /// The certificate's DER's SHA-256 and SHA-1 fingerprints, as pairs of hex digits.
     package var sha256Fingerprint: String { Self.fingerprint(SHA256.hash(data: der)) }

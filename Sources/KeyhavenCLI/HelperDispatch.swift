@@ -8,7 +8,7 @@ import ArgumentParser
 /// A subcommand whose work lives in a helper executable installed beside `keyhaven`, which
 /// `keyhaven` runs in its place (`execv`, same arguments): its options live here, so `keyhaven`
 /// parses, validates and documents it. The helpers are `keyhaven-pki` (certificates and keys:
-/// X.509, PKCS#12 and key encodings, from swift-certificates, swift-crypto and OpenSSL's
+/// X.509, PKCS#12 and key encodings, from swift-crypto, swift-asn1 and OpenSSL's
 /// libcrypto; and the importers of `import-secrets`) and `keyhaven-sync` (the sync engine and its
 /// HTTP client).
 ///

@@ -2,7 +2,7 @@ import Foundation
 import KeychainKeys
 import KeychainStore
 
-/// An X.509 certificate (DER), parsed with swift-certificates.
+/// An X.509 certificate (DER), parsed with OpenSSL (`CertificateInfo`).
 ///
 /// Immutable. Two certificates are equal when their DER is.
 public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
