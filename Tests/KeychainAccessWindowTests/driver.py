@@ -176,7 +176,9 @@ shot("wrong-password")
 print("a wrong password is said", flush=True)
 password.queryEditableText().setTextContents("pw")
 find(dialog, "push button", "OK").queryAction().doAction(0)
-wait("unlocked", lambda: find(keychains, "panel", "work, unlocked"))
+# Steps that derive a password key wait longer: scrypt at the keychain's cost runs unoptimized in a
+# debug build, seconds each on a slow machine (a new password is also calibrated: two runs).
+wait("unlocked", lambda: find(keychains, "panel", "work, unlocked"), seconds=30)
 wait("work items", lambda: "vpn" in rows(window))
 shot("unlocked")
 print("unlocked with the password", flush=True)
@@ -195,7 +197,7 @@ wait("mismatch said", lambda: "The passwords do not match." in named(dialog, "la
 fill(dialog, "Password", "tp")
 fill(dialog, "Verify", "tp")
 press("Create", dialog)
-wait("team listed", lambda: find(keychains, "panel", "team, unlocked"))
+wait("team listed", lambda: find(keychains, "panel", "team, unlocked"), seconds=60)
 if "team.keychain-db" not in kh("list-keychains").stdout:
     fail("team in the search list")
 print("a new keychain is made", flush=True)
@@ -221,7 +223,7 @@ fill(dialog, "Current Password", "tp")
 fill(dialog, "New Password", "tp2")
 fill(dialog, "Verify", "tp2")
 press("Change", dialog)
-wait("password dialog closed", lambda: gone("Change Keychain Password"), seconds=30)
+wait("password dialog closed", lambda: gone("Change Keychain Password"), seconds=60)
 kh("lock-keychain", "team")
 opened = kh("unlock-keychain", "-p", "tp2", "team")
 if opened.returncode != 0:

@@ -25,6 +25,18 @@ public enum HelperProcess {
         return (process, output)
     }
 
+    /// Reads the helper's output until it holds `text` or the helper exits; what was read, which
+    /// `finish` no longer returns.
+    public static func read(_ started: (Process, Pipe), until text: String) -> String {
+        var heard = Data()
+        while !String(decoding: heard, as: UTF8.self).contains(text) {
+            let chunk = started.1.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            heard.append(chunk)
+        }
+        return String(decoding: heard, as: UTF8.self)
+    }
+
     /// Waits for the helper; its exit status and everything it printed, trimmed.
     public static func finish(_ started: (Process, Pipe)) -> (Int32, String) {
         let data = started.1.fileHandleForReading.readDataToEndOfFile()

@@ -31,10 +31,15 @@ struct AgentImpersonationTests {
         let output = Pipe()
         listener.standardOutput = output
         try listener.run()
-        // Wait for "listening".
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(10)
-        while !FileManager.default.fileExists(atPath: path), clock.now < deadline { usleep(2_000) }
+        // Ready once it says so: bound, opened to everyone and listening. The file appears before
+        // its chmod, and a socket renamed in between keeps its first mode, which refuses the
+        // victim for a reason that is not the one under test.
+        var heard = Data()
+        while !String(decoding: heard, as: UTF8.self).contains("listening\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }  // it exited: the test's expectations say why
+            heard.append(chunk)
+        }
         return (listener, output)
     }
 
