@@ -95,6 +95,7 @@ let linuxTargets: [Target] = [
             "KeychainModel",
             "CHardening",
             "CSQLite",
+            "COpenSSL",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
         ],
@@ -448,7 +449,8 @@ let linuxTargets: [Target] = [
     ),
     .testTarget(
         name: "KeychainStoreTests",
-        dependencies: ["KeychainStore", "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+        dependencies: ["KeychainStore", "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                       .product(name: "_CryptoExtras", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
     // The Linux-only calls: access groups a process declares, password change, backup, presence reuse.

@@ -1,5 +1,6 @@
 // The system OpenSSL (libcrypto 3), for PKCS#12 files and password-encrypted private keys, X.509
-// path validation with the system's roots (SecTrust), reading certificates (SecCertificate), and the
+// path validation with the system's roots (SecTrust), reading certificates (SecCertificate), scrypt for keychain passwords (built optimized, where
+// swift-crypto's is compiled with Keyhaven, unoptimized in debug builds), and the
 // Secret Service's 1024-bit Diffie-Hellman (its big-number arithmetic), and the X9.63 KDF over a
 // shared secret the TPM computed (swift-crypto derives only from its own agreements):
 // swift-crypto has neither PKCS#12 nor PKCS#5 password-based encryption, and the legacy ciphers

@@ -1,10 +1,10 @@
-import _CryptoExtras
 import Crypto
 import Dispatch
 import FoundationEssentials
 import Synchronization
 
-/// The memory-hard function that turns a keychain password into the password key: scrypt.
+/// The memory-hard function that turns a keychain password into the password key: scrypt, from
+/// the system's OpenSSL (`Scrypt`).
 ///
 /// The parameters live in the keychain file (so they can be raised later) and are calibrated when
 /// a password is set, to take about a second on the machine that sets it (a quarter of a second in
@@ -84,12 +84,11 @@ package struct PasswordKDF: Sendable, Equatable {
             Self.deriving.subtract(1, ordering: .relaxed)
             Self.derivations.signal()
         }
-        do {
-            return try KDF.Scrypt.deriveKey(from: password, salt: salt, outputByteCount: 32,
-                                            rounds: 1 << Int(logN), blockSize: Int(r), parallelism: Int(p))
-        } catch {
+        guard var bytes = Scrypt.derive(password: password, salt: salt, logN: logN, r: r, p: p, count: 32) else {
             throw StoreError(.internalError, "scrypt failed (N = 2^\(logN), r = \(r), p = \(p))")
         }
+        defer { zeroize(&bytes) }
+        return SymmetricKey(data: bytes)
     }
 
     package var encoded: Data {
