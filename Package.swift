@@ -133,6 +133,14 @@ let linuxTargets: [Target] = [
         dependencies: ["KeychainServices", "KeychainModel"],
         swiftSettings: strictSwift
     ),
+    // The SSH agent protocol (RFC 9987 and OpenSSH's extensions): its wire encoding, requests and
+    // replies (docs/architecture.md).
+    .target(
+        name: "KeyhavenSSHAgent",
+        dependencies: ["KeychainModel", .product(name: "Crypto", package: "swift-crypto"),
+                       .product(name: "_CryptoExtras", package: "swift-crypto")],
+        swiftSettings: strictSwift
+    ),
     // The agent protocol and its blocking client (no event loop: the command starts fast).
     .target(
         name: "KeyhavenAgentClient",
@@ -445,6 +453,12 @@ let linuxTargets: [Target] = [
     .testTarget(
         name: "KeychainModelTests",
         dependencies: ["KeychainModel"],
+        swiftSettings: strictSwift
+    ),
+    .testTarget(
+        name: "KeyhavenSSHAgentTests",
+        dependencies: ["KeyhavenSSHAgent", "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                       .product(name: "_CryptoExtras", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
     .testTarget(
