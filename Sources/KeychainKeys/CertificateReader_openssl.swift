@@ -33,13 +33,7 @@ struct CertificateReader: Sendable {
 
     /// Reads `der`; nil unless it is exactly one certificate OpenSSL parses.
     init?(der: [UInt8]) {
-        let parsed = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            guard let certificate = d2i_X509(nil, &cursor, buffer.count) else { return nil }
-            guard cursor == buffer.baseAddress.map({ $0 + buffer.count }) else { X509_free(certificate); return nil }
-            return certificate
-        }
-        guard let certificate = parsed else { return nil }
+        guard let certificate = OpenSSLKey.certificate(der) else { return nil }
         defer { X509_free(certificate) }
         guard let serial = X509_get0_serialNumber(certificate),
               let serialDER = try? OpenSSLKey.encoded(OpaquePointer(serial), { i2d_ASN1_INTEGER(UnsafeMutablePointer($0), $1) }),

@@ -176,8 +176,8 @@ shot("wrong-password")
 print("a wrong password is said", flush=True)
 password.queryEditableText().setTextContents("pw")
 find(dialog, "push button", "OK").queryAction().doAction(0)
-# Steps that derive a password key wait longer: scrypt at the keychain's cost runs unoptimized in a
-# debug build, seconds each on a slow machine (a new password is also calibrated: two runs).
+# Steps that derive a password key wait longer: scrypt at 128 MiB or more takes a second or two on a
+# slow machine, and a new password runs it twice (calibration, then the key).
 wait("unlocked", lambda: find(keychains, "panel", "work, unlocked"), seconds=30)
 wait("work items", lambda: "vpn" in rows(window))
 shot("unlocked")

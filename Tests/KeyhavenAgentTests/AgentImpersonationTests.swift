@@ -34,12 +34,7 @@ struct AgentImpersonationTests {
         // Ready once it says so: bound, opened to everyone and listening. The file appears before
         // its chmod, and a socket renamed in between keeps its first mode, which refuses the
         // victim for a reason that is not the one under test.
-        var heard = Data()
-        while !String(decoding: heard, as: UTF8.self).contains("listening\n") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }  // it exited: the test's expectations say why
-            heard.append(chunk)
-        }
+        _ = HelperProcess.read((listener, output), until: "listening\n")  // or it exited: the expectations say why
         return (listener, output)
     }
 

@@ -157,12 +157,14 @@ enum OpenSSLKey {
         return try asymmetricKey(key)
     }
 
-    /// OpenSSL's certificate for `der` (the caller frees it with `X509_free`); nil when it does not
-    /// parse.
+    /// OpenSSL's certificate for `der` (the caller frees it with `X509_free`); nil unless `der` is
+    /// exactly one certificate (bytes after it included).
     static func certificate(_ der: [UInt8]) -> OpaquePointer? {
         der.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_X509(nil, &cursor, buffer.count)
+            guard let certificate = d2i_X509(nil, &cursor, buffer.count) else { return nil }
+            guard cursor == buffer.baseAddress.map({ $0 + buffer.count }) else { X509_free(certificate); return nil }
+            return certificate
         }
     }
 

@@ -16,9 +16,10 @@ enum Scrypt {
         guard logN < 64, count > 0 else { return nil }
         let n = UInt64(1) << UInt64(logN)
         // V (128 r N bytes) and B (128 r p bytes), and room for OpenSSL's own use.
-        let (memory, overflow) = (128 * UInt64(r)).multipliedReportingOverflow(by: n)
-        guard !overflow else { return nil }
-        let maximumMemory = memory + 128 * UInt64(r) * UInt64(p) + (1 << 20)
+        let (v, vOverflow) = (128 * UInt64(r)).multipliedReportingOverflow(by: n)
+        let (b, bOverflow) = (128 * UInt64(r)).multipliedReportingOverflow(by: UInt64(p))
+        let (maximumMemory, sumOverflow) = v.addingReportingOverflow(b + (1 << 20))
+        guard !vOverflow, !bOverflow, !sumOverflow else { return nil }
         var key = [UInt8](repeating: 0, count: count)
         // An empty password still needs an address: OpenSSL reads a NULL one as "check only".
         let passwordBytes = password.isEmpty ? [0] : password

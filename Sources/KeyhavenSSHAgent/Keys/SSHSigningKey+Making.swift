@@ -1,5 +1,6 @@
 import Crypto
 import FoundationEssentials
+import KeychainModel
 import _CryptoExtras
 
 /// Making swift-crypto keys from the protocol's fields, each checked against its public half.
@@ -13,20 +14,26 @@ extension SSHSigningKey {
     }
 
     static func ecdsa(curve: String, scalar: SecretBytes, point: [UInt8]) throws(SSHAgentError) -> Algorithm {
-        func padded(_ size: Int) -> [UInt8]? {
-            scalar.withBytes { bytes in bytes.count <= size ? [UInt8](repeating: 0, count: size - bytes.count) + bytes : nil }
+        // The scalar, left-padded to the curve's size, in a copy that is zeroed once the key is made.
+        func key<Key>(_ size: Int, _ make: ([UInt8]) throws -> Key) -> Key? {
+            scalar.withBytes { bytes in
+                guard bytes.count <= size else { return nil }
+                var padded = [UInt8](repeating: 0, count: size - bytes.count) + bytes
+                defer { zeroize(&padded) }
+                return try? make(padded)
+            }
         }
         let algorithm: Algorithm?
         let derived: Data?
         switch curve {
         case "nistp256":
-            let key = padded(32).flatMap { try? P256.Signing.PrivateKey(rawRepresentation: $0) }
+            let key = key(32) { try P256.Signing.PrivateKey(rawRepresentation: $0) }
             (algorithm, derived) = (key.map(Algorithm.p256), key?.publicKey.x963Representation)
         case "nistp384":
-            let key = padded(48).flatMap { try? P384.Signing.PrivateKey(rawRepresentation: $0) }
+            let key = key(48) { try P384.Signing.PrivateKey(rawRepresentation: $0) }
             (algorithm, derived) = (key.map(Algorithm.p384), key?.publicKey.x963Representation)
         case "nistp521":
-            let key = padded(66).flatMap { try? P521.Signing.PrivateKey(rawRepresentation: $0) }
+            let key = key(66) { try P521.Signing.PrivateKey(rawRepresentation: $0) }
             (algorithm, derived) = (key.map(Algorithm.p521), key?.publicKey.x963Representation)
         default:
             throw SSHAgentError(.unsupported, "curve \(curve) is not one the agent holds")

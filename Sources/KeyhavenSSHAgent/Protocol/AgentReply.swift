@@ -1,5 +1,5 @@
 /// One answer of the agent (RFC 9987, section 6.1).
-package enum AgentReply: Sendable, Equatable {
+package enum AgentReply: Sendable {
     case success
     case failure
     /// The keys held: each public blob with its comment.
@@ -40,6 +40,4 @@ package enum AgentReply: Sendable, Equatable {
         frame.uint32(UInt32(body.count))
         return frame.bytes + body
     }
-
-    package static func == (lhs: AgentReply, rhs: AgentReply) -> Bool { lhs.encoded == rhs.encoded }
 }

@@ -20,7 +20,4 @@ package enum MessageType {
     package static let addIdentityConstrained: UInt8 = 25
     package static let addSmartcardKeyConstrained: UInt8 = 26
     package static let `extension`: UInt8 = 27
-
-    /// The longest message the agent reads (OpenSSH's agent takes 256 KiB).
-    package static let maximumLength = 256 * 1024
 }
