@@ -224,7 +224,7 @@ let linuxTargets: [Target] = [
     .target(
         name: "KeyhavenAgent",
         dependencies: [
-            "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "KeyhavenTPM", "KeyhavenDBus", "CHardening",
+            "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "KeyhavenSSHAgent", "KeyhavenTPM", "KeyhavenDBus", "CHardening",
             .product(name: "Crypto", package: "swift-crypto"),
         ],
         swiftSettings: strictSwift
@@ -298,6 +298,13 @@ let linuxTargets: [Target] = [
     .executableTarget(
         name: "keyhaven-access",
         dependencies: ["CGtk", "KeychainAccessCore", "KeychainModel"],
+        swiftSettings: strictSwift
+    ),
+    // OpenSSH's ssh-agent command line over keyhavend, which holds the keys and serves each
+    // client's socket handed to it (docs/ssh.md).
+    .executableTarget(
+        name: "keyhaven-ssh-agent",
+        dependencies: ["CHardening", "KeychainModel", "KeyhavenAgentClient", "KeyhavenCLI"],
         swiftSettings: strictSwift
     ),
     // git's credential helper over the agent (as git-credential-osxkeychain on a Mac).
@@ -441,8 +448,8 @@ let linuxTargets: [Target] = [
     // What is installed beside the programs: scripts/install and the PAM module.
     .testTarget(
         name: "InstallationTests",
-        dependencies: ["KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend", "keyhaven-sync", "git-credential-keyhaven",
-                       "keyhaven-access"],
+        dependencies: ["KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend", "keyhaven-sync", "keyhaven-ssh-agent",
+                       "git-credential-keyhaven", "keyhaven-access"],
         swiftSettings: strictSwift
     ),
     .testTarget(
@@ -457,7 +464,7 @@ let linuxTargets: [Target] = [
     ),
     .testTarget(
         name: "KeyhavenSSHAgentTests",
-        dependencies: ["KeyhavenSSHAgent", "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+        dependencies: ["KeyhavenSSHAgent", "KeychainTestSupport", "keyhaven-ssh-agent", "keyhavend", .product(name: "Crypto", package: "swift-crypto"),
                        .product(name: "_CryptoExtras", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),

@@ -172,3 +172,47 @@ int kh_socket_holders(unsigned long long inode, int skip_pid, unsigned int uid, 
     closedir(proc);
     return found;
 }
+
+int kh_send_descriptor(int socket, unsigned char byte, int fd) {
+    struct iovec part = { .iov_base = &byte, .iov_len = 1 };
+    union { char buffer[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } control;
+    struct msghdr message = { .msg_iov = &part, .msg_iovlen = 1 };
+    memset(&control, 0, sizeof control);
+    if (fd >= 0) {
+        message.msg_control = control.buffer;
+        message.msg_controllen = sizeof control.buffer;
+        struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(header), &fd, sizeof(int));
+    }
+    ssize_t sent;
+    do { sent = sendmsg(socket, &message, MSG_NOSIGNAL); } while (sent < 0 && errno == EINTR);
+    return sent == 1 ? 0 : -1;
+}
+
+int kh_receive_descriptor(int socket, unsigned char *byte, int *fd) {
+    struct iovec part = { .iov_base = byte, .iov_len = 1 };
+    union { char buffer[CMSG_SPACE(4 * sizeof(int))]; struct cmsghdr align; } control;
+    struct msghdr message = { .msg_iov = &part, .msg_iovlen = 1, .msg_control = control.buffer,
+                              .msg_controllen = sizeof control.buffer };
+    *fd = -1;
+    ssize_t received;
+    do { received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC); } while (received < 0 && errno == EINTR);
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); received >= 0 && header != NULL; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < count; i++) {
+            int passed;
+            memcpy(&passed, CMSG_DATA(header) + i * sizeof(int), sizeof(int));
+            if (*fd < 0) *fd = passed; else close(passed);
+        }
+    }
+    if (received < 0) return -1;
+    if (received == 0) {
+        if (*fd >= 0) { close(*fd); *fd = -1; }
+        return 0;
+    }
+    return 1;
+}

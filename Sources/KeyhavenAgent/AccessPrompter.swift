@@ -88,6 +88,19 @@ package final class AccessPrompter: Sendable {
         }
     }
 
+    /// Asks the user to allow one use that `description` names (Allow or Deny): a signature with
+    /// an SSH key added to confirm each use. Statuses as ``ask(_:client:identity:database:)``'s.
+    package func confirm(_ description: String, client: ClientProcess, identity: ApplicationIdentity) throws(StoreError) {
+        _ = try converse(client: client, identity: identity) { pinentry, terminal, terminalType in
+            try self.setUp(pinentry, terminal: terminal, terminalType: terminalType)
+            try pinentry.set("SETDESC", description)
+            try pinentry.set("SETOK", "Allow")
+            try pinentry.set("SETCANCEL", "Deny")
+            guard try pinentry.confirm() == .ok else { throw StoreError(.authFailed, "the user denied the use") }
+            return .allowOnce
+        }
+    }
+
     /// Starts pinentry on the session's display and the client's terminal, one prompt at a time
     /// per program, and maps its failures to statuses; says in the log a prompt that could not be
     /// shown or closed unanswered.

@@ -45,6 +45,8 @@ final class AgentConnection: Sendable {
         case close
         /// The agent stops once the answer is written (a `shutdown` request).
         case stop
+        /// The connection carries SSH agent hand-overs from now on (``SSHAgentHost``).
+        case sshHandovers(defaultLifetime: UInt32?)
     }
 
     /// Serves the connection until the client closes it, sends something malformed, or asks the
@@ -72,8 +74,16 @@ final class AgentConnection: Sendable {
             let broken = SocketIO.send(fd, bytes) != nil
             zeroize(&bytes)
             answeredAt = MonotonicClock.nanoseconds()
-            if case .stop = then { onShutdown() }
-            if broken || then != .next { return }
+            switch then {
+            case .next: if broken { return }
+            case .close: return
+            case .stop:
+                onShutdown()
+                return
+            case .sshHandovers(let defaultLifetime):
+                if !broken { SSHAgentHost(prompter: service.prompter).serveHandovers(on: fd, defaultLifetime: defaultLifetime) }
+                return
+            }
         }
     }
 
@@ -109,6 +119,11 @@ final class AgentConnection: Sendable {
                 response = AgentResponse(error: StoreError(.invalidParameter, "an echo of more than \(AgentFraming.maximumEcho) bytes"))
             }
             return (AgentFraming.encode(response), .next)
+        }
+        // The SSH agent's hand-overs are this connection's from now on: the request is answered
+        // here, since it is about the connection, not about a keychain.
+        if case .serveSSHAgent(let defaultLifetime) = request {
+            return (AgentFraming.encode(AgentResponse()), .sshHandovers(defaultLifetime: defaultLifetime))
         }
         let response = response(to: request, home: home, client: client)
         let answer = AgentFraming.encode(response)

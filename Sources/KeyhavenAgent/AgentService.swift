@@ -254,6 +254,9 @@ package struct AgentService: Sendable {
             try database(keychain).setBound(bound, password: secret)
         case .administer(let keychain, let reference, let password, let action):
             response.items = try administer(reference, in: try database(keychain), password: password, action: action, context)
+        case .serveSSHAgent:
+            // A request about the connection that carries it: AgentConnection answers it.
+            throw StoreError(.invalidParameter, "an SSH agent is served on a connection of its own")
         }
         return response
     }

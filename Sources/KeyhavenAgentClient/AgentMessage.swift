@@ -54,6 +54,20 @@ package enum AgentRequest: Sendable {
     /// Binds the keychain to the TPM (`bound`) or frees it, with its password when it has one
     /// (`keyhaven set-keychain-settings --tpm|--no-tpm`, `create-keychain --tpm`).
     case setBound(keychain: String, password: Data?, bound: Bool)
+    /// Serve SSH agent connections that `keyhaven-ssh-agent` hands over on this connection, with
+    /// a keyring that lasts as long as it (keys added without a lifetime get `defaultLifetime`
+    /// seconds, when set). After the success answer the connection carries no more frames: each
+    /// byte sent on it is ``SSHHandover`` (a client's socket attached, or a signal's request).
+    case serveSSHAgent(defaultLifetime: UInt32?)
+}
+
+/// What `keyhaven-ssh-agent` sends after ``AgentRequest/serveSSHAgent(defaultLifetime:)``: one
+/// byte each, over the same connection.
+package enum SSHHandover: UInt8, Sendable {
+    /// A client's connection, attached (SCM_RIGHTS): the agent serves it.
+    case connection = 0x43  // "C"
+    /// Forget every key (SIGUSR1, as OpenSSH's agent forgets them).
+    case removeAllKeys = 0x44  // "D"
 }
 
 /// A change of items' access objects.
@@ -169,7 +183,7 @@ extension AgentRequest: WireCodable {
     private enum Tag: UInt8 {
         case hello = 1, create, deleteKeychain, unlock, lock, status, changePassword, settings, setSettings
         case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo, provideSecretService, administer, tpmStatus
-        case createEnclaveKey, enclaveKeyOperation, setBound
+        case createEnclaveKey, enclaveKeyOperation, setBound, serveSSHAgent
     }
 
     /// The request's tag on the wire: the first byte of its body.
@@ -201,6 +215,7 @@ extension AgentRequest: WireCodable {
         case .createEnclaveKey: tag = .createEnclaveKey
         case .enclaveKeyOperation: tag = .enclaveKeyOperation
         case .setBound: tag = .setBound
+        case .serveSSHAgent: tag = .serveSSHAgent
         }
         return tag.rawValue
     }
@@ -250,6 +265,8 @@ extension AgentRequest: WireCodable {
             data.write(to: &w)
         case .provideSecretService(let busAddress):
             w.optional(busAddress)
+        case .serveSSHAgent(let defaultLifetime):
+            w.optional(defaultLifetime.map(Int64.init))
         case .administer(let keychain, let reference, let password, let action):
             keychain.write(to: &w); reference.write(to: &w); w.optional(password); action.write(to: &w)
         }
@@ -291,6 +308,10 @@ extension AgentRequest: WireCodable {
         case .createEnclaveKey: self = .createEnclaveKey
         case .enclaveKeyOperation: self = .enclaveKeyOperation(key: try EnclaveKeyData(from: &r), request: try KeyOperationRequest(from: &r))
         case .setBound: self = .setBound(keychain: try String(from: &r), password: try r.optional(Data.self), bound: try Bool(from: &r))
+        case .serveSSHAgent:
+            guard let lifetime = try r.optional(Int64.self) else { self = .serveSSHAgent(defaultLifetime: nil); break }
+            guard let seconds = UInt32(exactly: lifetime) else { throw CodecError(.malformed, "a lifetime out of range") }
+            self = .serveSSHAgent(defaultLifetime: seconds)
         case .administer:
             self = .administer(keychain: try String(from: &r), reference: try PersistentReference(from: &r), password: try r.optional(Data.self),
                                action: try ItemAdministration(from: &r))
@@ -341,7 +362,7 @@ extension AgentResponse: WireCodable {
 /// The frame format: a 4-byte big-endian length, then that many bytes: the protocol version
 /// (one byte), the keychain home the sender means (optional text), and the body.
 package enum AgentFraming {
-    package static let version: UInt8 = 6
+    package static let version: UInt8 = 7
     /// The largest answer a client accepts (many items at once); a larger length ends the connection.
     package static let maximumFrame = 48 << 20
     /// The largest request the agent accepts: one item's largest secret (16 MiB) and attributes.

@@ -12,9 +12,9 @@ import KeyhavenAgentClient
 private let posixSpawnSetSID: Int32 = 0x80
 
 /// Connects to the agent, starting one (like gpg-agent) when none answers.
-enum AgentLauncher {
+package enum AgentLauncher {
     /// A client of the agent for `home`; `.notAvailable` if the agent there serves another home.
-    static func connect(home: KeychainHome, start: Bool = true) throws(StoreError) -> AgentClient {
+    package static func connect(home: KeychainHome, start: Bool = true) throws(StoreError) -> AgentClient {
         let socket = AgentSocket.current()
         // Every request names the home, so an agent of another home answers with an error that
         // says so; no separate check is needed.

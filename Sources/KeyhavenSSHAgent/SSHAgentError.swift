@@ -13,6 +13,10 @@ package struct SSHAgentError: Error, Sendable, Equatable, CustomStringConvertibl
         package static let malformed = Code(rawValue: "malformed")
         /// Well formed, but for a key type or constraint the agent does not support.
         package static let unsupported = Code(rawValue: "unsupported")
+        /// The agent is locked (`ssh-add -x`): it holds its keys but uses and lists none.
+        package static let locked = Code(rawValue: "locked")
+        /// The user, or a rule the user set, refused this use of a key.
+        package static let refused = Code(rawValue: "refused")
     }
 
     package let code: Code

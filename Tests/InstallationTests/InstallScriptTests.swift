@@ -45,7 +45,7 @@ struct InstallScriptTests {
         let result = try install(["--prefix", prefix, "--binaries", CommandRunner.products.path], home: home)
         #expect(result.status == 0, "\(result.output)\n\(result.error)")
         let files = FileManager.default
-        for program in ["keyhaven", "keyhaven-pki", "keyhaven-sync", "keyhavend", "git-credential-keyhaven", "keyhaven-access"] {
+        for program in ["keyhaven", "keyhaven-pki", "keyhaven-sync", "keyhavend", "keyhaven-ssh-agent", "git-credential-keyhaven", "keyhaven-access"] {
             #expect(files.isExecutableFile(atPath: "\(prefix)/bin/\(program)"), "\(program)")
         }
         // Keychain Access in the menus, with its icon.

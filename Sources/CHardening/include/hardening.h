@@ -54,4 +54,13 @@ int kh_descriptors_naming(int pid, unsigned long long inode, int *fds, int capac
 /// of their pids in `pids`; -1 when /proc cannot be read.
 int kh_socket_holders(unsigned long long inode, int skip_pid, unsigned int uid, int *pids, int capacity);
 
+/// Sends one byte on a connected Unix socket with descriptor `fd` attached (SCM_RIGHTS), or the
+/// byte alone when `fd` is -1. Returns 0, or -1 with errno set.
+int kh_send_descriptor(int socket, unsigned char byte, int fd);
+
+/// Receives one byte from a connected Unix socket, and the descriptor sent with it (made
+/// close-on-exec) in `*fd`, or -1 there when none came. Any descriptor beyond the first is
+/// closed. Returns 1, 0 at end of file, or -1 with errno set.
+int kh_receive_descriptor(int socket, unsigned char *byte, int *fd);
+
 #endif

@@ -25,6 +25,10 @@ package enum AgentRequest: Sendable {
         package let key: PrivateKeyFields
         package let comment: String
         package let constraints: [KeyConstraint]
+
+        package init(keyType: String, key: PrivateKeyFields, comment: String, constraints: [KeyConstraint]) {
+            (self.keyType, self.key, self.comment, self.constraints) = (keyType, key, comment, constraints)
+        }
     }
 
     /// RSA signature flags (RFC 9987, section 3.6.1).

@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CHardening
+import FoundationEssentials
+import KeychainModel
+import KeychainStore
+import KeyhavenAgentClient
+import KeyhavenSSHAgent
+
+/// The SSH agent's side in keyhavend: `keyhaven-ssh-agent` owns the socket `ssh` and `ssh-add`
+/// connect to and hands each connection over here, so keys live in this process (undumpable,
+/// as every secret of the agent) and the client is the process at the other end of that very
+/// socket, read from the kernel and checked as any client of the agent is (``ClientProcess``,
+/// ``ConnectionHolders``), never a name the handing program gives.
+///
+/// Each hand-over connection has its own ``SSHKeyring``: two `keyhaven-ssh-agent`s hold two sets
+/// of keys, as two OpenSSH agents do, and a keyring ends with its hand-over connection (its
+/// clients' connections are shut then).
+struct SSHAgentHost: Sendable {
+    let prompter: AccessPrompter
+
+    /// The longest message a client may send (OpenSSH's agent takes 256 KiB).
+    static let maximumMessage = 256 * 1024
+    /// The most client connections one hand-over connection may have open at once.
+    static let maximumConnections = 128
+
+    /// Serves the hand-overs that arrive on `fd` until it closes.
+    func serveHandovers(on fd: Int32, defaultLifetime: UInt32?) {
+        let keyring = SSHKeyring(defaultLifetime: defaultLifetime)
+        let connections = OpenConnections(limit: Self.maximumConnections)
+        defer {
+            connections.shutDownAll()
+            keyring.removeAll()
+        }
+        while true {
+            var byte: UInt8 = 0
+            var passed: Int32 = -1
+            guard kh_receive_descriptor(fd, &byte, &passed) == 1 else { return }
+            switch SSHHandover(rawValue: byte) {
+            case .connection where passed >= 0:
+                let client = passed
+                guard connections.admit(client) else { continue }
+                do throws(StoreError) {
+                    try AgentThread.start {
+                        serveClient(client, keyring: keyring)
+                        connections.release(client)
+                    }
+                } catch {
+                    connections.release(client)
+                }
+            case .removeAllKeys:
+                if passed >= 0 { close(passed) }
+                keyring.removeAll()
+            case .connection, nil:
+                if passed >= 0 { close(passed) }
+                return
+            }
+        }
+    }
+
+    /// One client: its messages in order, each answered before the next is read. A message
+    /// longer than ``maximumMessage`` ends the connection; one that does not parse is answered
+    /// with a failure, as OpenSSH's agent answers it.
+    private func serveClient(_ fd: Int32, keyring: SSHKeyring) {
+        guard let credentials = PeerCredentials(socket: fd), credentials.uid == getuid() else { return }
+        let pidfd = kh_peer_pidfd(fd)
+        let client = ClientProcess(pid: credentials.pid, pidfd: pidfd >= 0 ? pidfd : ClientProcess.openPidfd(credentials.pid))
+        if ConnectionHolders.suspicion(socket: fd, client: client) != nil { client.markSuspect() }
+        var session = SSHAgentSession(keyring: keyring) { use in decide(use, client: client) }
+        while true {
+            guard let header = Self.read(fd, count: 4) else { return }
+            let length = header.reduce(0) { $0 << 8 | Int($1) }
+            guard length > 0, length <= Self.maximumMessage, var message = Self.read(fd, count: length) else { return }
+            let reply: AgentReply
+            if let request = try? KeyhavenSSHAgent.AgentRequest(message: message) {
+                reply = session.reply(to: request)
+            } else {
+                reply = .failure
+            }
+            zeroize(&message)
+            guard SocketIO.send(fd, reply.encoded) == nil else { return }
+        }
+    }
+
+    /// Whether the client may have this signature: a key added to confirm each use asks the
+    /// user, naming the program, its parents, the destination and what is signed; any other key
+    /// is the user's programs' to use, as with OpenSSH's agent.
+    private func decide(_ use: KeyUse, client: ClientProcess) -> Bool {
+        guard use.key.confirm else { return true }
+        let description = SSHUseDescription(use: use, chain: ProcessChain(pid: client.pid).description,
+                                            knownHosts: KnownHosts.userFile()).text
+        do throws(StoreError) {
+            try prompter.confirm(description, client: client, identity: client.identity())
+            return true
+        } catch {
+            prompter.log("a signature with the SSH key \(AccessPrompter.shown(use.key.comment)) was refused: \(error.message)")
+            return false
+        }
+    }
+
+    /// Exactly `count` bytes, or nil at end of file or on an error.
+    private static func read(_ fd: Int32, count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = bytes.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + done, count - done, 0) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                zeroize(&bytes)
+                return nil
+            }
+            done += n
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,23 @@
+/// One signature a client asks for, as the agent shows it to the user and checks it: which key,
+/// where it is going, and what it signs.
+package struct KeyUse: Sendable {
+    package let key: SSHKeyring.HeldKey
+    /// The connection's last verified binding: the host the signature is for (nil: the client
+    /// bound none, as `ssh-keygen -Y sign` and older clients do not).
+    package let destination: SessionBinding?
+    /// Whether any binding of the connection says it is forwarded.
+    package let forwarded: Bool
+    /// The namespace of an SSHSIG signature (PROTOCOL.sshsig): `git` for a commit, `file`.
+    package let namespace: String?
+
+    /// The namespace of `data` when it is what SSHSIG signs: the six bytes `SSHSIG`, then the
+    /// namespace, a reserved string, the hash's name and the message's hash.
+    static func sshsigNamespace(of data: [UInt8]) -> String? {
+        let magic = Array("SSHSIG".utf8)
+        guard data.starts(with: magic) else { return nil }
+        var reader = SSHReader(data[magic.count...])
+        guard let namespace = try? reader.text(), (try? reader.string()) != nil, (try? reader.text()) != nil,
+              (try? reader.string()) != nil, reader.isAtEnd else { return nil }
+        return namespace
+    }
+}
