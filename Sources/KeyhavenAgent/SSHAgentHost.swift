@@ -18,9 +18,11 @@ import KeyhavenSSHAgent
 ///
 /// Each hand-over connection has its own ``SSHKeyring``: two `keyhaven-ssh-agent`s hold two sets
 /// of keys, as two OpenSSH agents do, and a keyring ends with its hand-over connection (its
-/// clients' connections are shut then).
+/// clients' connections are shut then). An agent that keeps its keys in a keychain
+/// (``SSHKeychainKeys``) also lists and signs with that keychain's SSH keys, which outlive it.
 struct SSHAgentHost: Sendable {
-    let prompter: AccessPrompter
+    let service: AgentService
+    var prompter: AccessPrompter { service.prompter }
 
     /// The longest message a client may send (OpenSSH's agent takes 256 KiB).
     static let maximumMessage = 256 * 1024
@@ -28,8 +30,9 @@ struct SSHAgentHost: Sendable {
     static let maximumConnections = 128
 
     /// Serves the hand-overs that arrive on `fd` until it closes.
-    func serveHandovers(on fd: Int32, defaultLifetime: UInt32?) {
+    func serveHandovers(on fd: Int32, defaultLifetime: UInt32?, keychain: String?) {
         let keyring = SSHKeyring(defaultLifetime: defaultLifetime)
+        let kept = keychain.map { SSHKeychainKeys(service: service, keychain: $0) }
         let connections = OpenConnections(limit: Self.maximumConnections)
         defer {
             connections.shutDownAll()
@@ -45,7 +48,7 @@ struct SSHAgentHost: Sendable {
                 guard connections.admit(client) else { continue }
                 do throws(StoreError) {
                     try AgentThread.start {
-                        serveClient(client, keyring: keyring)
+                        serveClient(client, keyring: keyring, kept: kept)
                         connections.release(client)
                     }
                 } catch {
@@ -64,12 +67,12 @@ struct SSHAgentHost: Sendable {
     /// One client: its messages in order, each answered before the next is read. A message
     /// longer than ``maximumMessage`` ends the connection; one that does not parse is answered
     /// with a failure, as OpenSSH's agent answers it.
-    private func serveClient(_ fd: Int32, keyring: SSHKeyring) {
+    private func serveClient(_ fd: Int32, keyring: SSHKeyring, kept: SSHKeychainKeys?) {
         guard let credentials = PeerCredentials(socket: fd), credentials.uid == getuid() else { return }
         let pidfd = kh_peer_pidfd(fd)
         let client = ClientProcess(pid: credentials.pid, pidfd: pidfd >= 0 ? pidfd : ClientProcess.openPidfd(credentials.pid))
         if ConnectionHolders.suspicion(socket: fd, client: client) != nil { client.markSuspect() }
-        var session = SSHAgentSession(keyring: keyring) { use in decide(use, client: client) }
+        var session = SSHAgentSession(keyring: keyring, vault: kept?.vault(for: client)) { use in decide(use, client: client) }
         while true {
             guard let header = Self.read(fd, count: 4) else { return }
             let length = header.reduce(0) { $0 << 8 | Int($1) }
@@ -89,14 +92,14 @@ struct SSHAgentHost: Sendable {
     /// user, naming the program, its parents, the destination and what is signed; any other key
     /// is the user's programs' to use, as with OpenSSH's agent.
     private func decide(_ use: KeyUse, client: ClientProcess) -> Bool {
-        guard use.key.confirm else { return true }
+        guard use.confirm else { return true }
         let description = SSHUseDescription(use: use, chain: ProcessChain(pid: client.pid).description,
                                             knownHosts: KnownHosts.userFile()).text
         do throws(StoreError) {
             try prompter.confirm(description, client: client, identity: client.identity())
             return true
         } catch {
-            prompter.log("a signature with the SSH key \(AccessPrompter.shown(use.key.comment)) was refused: \(error.message)")
+            prompter.log("a signature with the SSH key \(AccessPrompter.shown(use.comment)) was refused: \(error.message)")
             return false
         }
     }

@@ -56,12 +56,13 @@ package enum AgentRequest: Sendable {
     case setBound(keychain: String, password: Data?, bound: Bool)
     /// Serve SSH agent connections that `keyhaven-ssh-agent` hands over on this connection, with
     /// a keyring that lasts as long as it (keys added without a lifetime get `defaultLifetime`
-    /// seconds, when set). After the success answer the connection carries no more frames: each
-    /// byte sent on it is ``SSHHandover`` (a client's socket attached, or a signal's request).
-    case serveSSHAgent(defaultLifetime: UInt32?)
+    /// seconds, when set) and, when `keychain` names one, the SSH keys kept in that keychain.
+    /// After the success answer the connection carries no more frames: each byte sent on it is
+    /// ``SSHHandover`` (a client's socket attached, or a signal's request).
+    case serveSSHAgent(defaultLifetime: UInt32?, keychain: String?)
 }
 
-/// What `keyhaven-ssh-agent` sends after ``AgentRequest/serveSSHAgent(defaultLifetime:)``: one
+/// What `keyhaven-ssh-agent` sends after ``AgentRequest/serveSSHAgent(defaultLifetime:keychain:)``: one
 /// byte each, over the same connection.
 package enum SSHHandover: UInt8, Sendable {
     /// A client's connection, attached (SCM_RIGHTS): the agent serves it.
@@ -265,8 +266,8 @@ extension AgentRequest: WireCodable {
             data.write(to: &w)
         case .provideSecretService(let busAddress):
             w.optional(busAddress)
-        case .serveSSHAgent(let defaultLifetime):
-            w.optional(defaultLifetime.map(Int64.init))
+        case .serveSSHAgent(let defaultLifetime, let keychain):
+            w.optional(defaultLifetime.map(Int64.init)); w.optional(keychain)
         case .administer(let keychain, let reference, let password, let action):
             keychain.write(to: &w); reference.write(to: &w); w.optional(password); action.write(to: &w)
         }
@@ -309,9 +310,9 @@ extension AgentRequest: WireCodable {
         case .enclaveKeyOperation: self = .enclaveKeyOperation(key: try EnclaveKeyData(from: &r), request: try KeyOperationRequest(from: &r))
         case .setBound: self = .setBound(keychain: try String(from: &r), password: try r.optional(Data.self), bound: try Bool(from: &r))
         case .serveSSHAgent:
-            guard let lifetime = try r.optional(Int64.self) else { self = .serveSSHAgent(defaultLifetime: nil); break }
-            guard let seconds = UInt32(exactly: lifetime) else { throw CodecError(.malformed, "a lifetime out of range") }
-            self = .serveSSHAgent(defaultLifetime: seconds)
+            let lifetime = try r.optional(Int64.self)
+            guard lifetime.map({ UInt32(exactly: $0) != nil }) ?? true else { throw CodecError(.malformed, "a lifetime out of range") }
+            self = .serveSSHAgent(defaultLifetime: lifetime.map { UInt32($0) }, keychain: try r.optional(String.self))
         case .administer:
             self = .administer(keychain: try String(from: &r), reference: try PersistentReference(from: &r), password: try r.optional(Data.self),
                                action: try ItemAdministration(from: &r))
@@ -362,7 +363,7 @@ extension AgentResponse: WireCodable {
 /// The frame format: a 4-byte big-endian length, then that many bytes: the protocol version
 /// (one byte), the keychain home the sender means (optional text), and the body.
 package enum AgentFraming {
-    package static let version: UInt8 = 7
+    package static let version: UInt8 = 8
     /// The largest answer a client accepts (many items at once); a larger length ends the connection.
     package static let maximumFrame = 48 << 20
     /// The largest request the agent accepts: one item's largest secret (16 MiB) and attributes.

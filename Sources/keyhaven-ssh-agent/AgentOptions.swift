@@ -17,14 +17,17 @@ struct AgentOptions: Sendable, Equatable {
     var defaultLifetime: UInt32?
     /// `-E`: the fingerprint hash the log uses.
     var fingerprintHash = "sha256"
+    /// `--keychain` (Keyhaven's own): keys added without a lifetime are kept in the default
+    /// keychain, and its SSH keys are offered, across restarts of the agent (docs/ssh.md).
+    var keychain = false
     /// The command the agent runs, with the agent's variables set, and lives as long as.
     var command: [String] = []
 
     static let usage = """
         usage: keyhaven-ssh-agent [-c | -s] [-Dd] [-a bind_address] [-E fingerprint_hash] [-O option]
-                                  [-P allowed_providers] [-t life]
+                                  [-P allowed_providers] [-t life] [--keychain]
                keyhaven-ssh-agent [-a bind_address] [-E fingerprint_hash] [-O option] [-P allowed_providers]
-                                  [-t life] command [arg ...]
+                                  [-t life] [--keychain] command [arg ...]
                keyhaven-ssh-agent [-c | -s] -k
         """
 
@@ -43,6 +46,11 @@ struct AgentOptions: Sendable, Equatable {
             if argument == "--" {
                 index += 1
                 break
+            }
+            if argument == "--keychain" {
+                keychain = true
+                index += 1
+                continue parsing
             }
             guard argument.hasPrefix("-"), argument.count > 1 else { break }
             var letters = Substring(argument.dropFirst())

@@ -14,10 +14,13 @@ import KeyhavenCLI
 struct Handover: Sendable {
     let fd: Int32
 
-    /// Asks keyhavend to serve this agent's clients with a keyring of its own.
-    static func register(defaultLifetime: UInt32?) throws(StoreError) -> Handover {
-        let client = try AgentLauncher.connect(home: try KeychainHome.current())
-        _ = try client.send(.serveSSHAgent(defaultLifetime: defaultLifetime))
+    /// Asks keyhavend to serve this agent's clients with a keyring of its own and, with
+    /// `keychain`, the SSH keys kept in the default keychain.
+    static func register(defaultLifetime: UInt32?, keychain: Bool) throws(StoreError) -> Handover {
+        let home = try KeychainHome.current()
+        let client = try AgentLauncher.connect(home: home)
+        let path = keychain ? try KeychainPreferences.load(home).defaultPath(home) : nil
+        _ = try client.send(.serveSSHAgent(defaultLifetime: defaultLifetime, keychain: path))
         return Handover(fd: client.detach())
     }
 

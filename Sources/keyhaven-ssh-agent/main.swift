@@ -55,10 +55,14 @@ if options.kill {
 _ = kh_make_undumpable()
 
 let listener: AgentListener
-do { listener = try AgentListener(path: options.socketPath) } catch { fail(error.message) }
+do throws(StoreError) {
+    if let passed = try AgentListener.passed() { listener = passed } else { listener = try AgentListener(path: options.socketPath) }
+} catch {
+    fail(error.message)
+}
 let handover: Handover
 do {
-    handover = try Handover.register(defaultLifetime: options.defaultLifetime)
+    handover = try Handover.register(defaultLifetime: options.defaultLifetime, keychain: options.keychain)
 } catch {
     listener.remove()
     fail("cannot reach keyhavend: \(error.message)")

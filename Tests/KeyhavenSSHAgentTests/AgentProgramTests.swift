@@ -45,6 +45,27 @@ import Testing
 
     static let agent = CommandRunner.products.appendingPathComponent("keyhaven-ssh-agent").path
 
+    /// A pinentry that runs the one whose path is in `FOLDER/which`: `allow` (ScriptedPinentry:
+    /// OK to all, the PIN from `FOLDER/pin`, its log in `FOLDER/pinentry.log`) or `deny`, which
+    /// answers CONFIRM as pinentry does when the user presses Cancel (its log in `FOLDER/deny.log`).
+    static func switchablePinentry(in prompts: String) throws -> (switchable: String, allow: String, deny: String) {
+        let allow = try ScriptedPinentry.write(in: prompts)
+        let deny = prompts + "/deny"
+        try """
+            #!/bin/sh
+            echo "OK Pleased to meet you"
+            while IFS= read -r line; do
+              echo "$line" >> '\(prompts)/deny.log'
+              case "$line" in CONFIRM*) echo "ERR 83886179 Operation cancelled <Pinentry>" ;; BYE*) echo OK; exit 0 ;; *) echo OK ;; esac
+            done
+            """.write(toFile: deny, atomically: true, encoding: .utf8)
+        chmod(deny, 0o700)
+        let switchable = prompts + "/pinentry-switch"
+        try "#!/bin/sh\nexec \"$(cat '\(prompts)/which')\"\n".write(toFile: switchable, atomically: true, encoding: .utf8)
+        chmod(switchable, 0o700)
+        return (switchable, allow, deny)
+    }
+
     /// Starts an agent with `-s` and reads its variables; stops it and the test's keyhavend after `body`.
     func withAgent(_ arguments: [String] = [], extra: [String: String] = [:], _ body: (Running) throws -> Void) throws {
         let runner = try CommandRunner()
@@ -167,21 +188,7 @@ import Testing
     @Test func aConfirmKeyAsksNamingTheProgramAndWhatItSigns() throws {
         let prompts = try TemporaryFolder.make(prefix: "keyhaven-ssh-prompt")
         defer { try? FileManager.default.removeItem(atPath: prompts) }
-        let allow = try ScriptedPinentry.write(in: prompts)
-        // Denies: CONFIRM answers as pinentry does when the user presses Cancel.
-        let deny = prompts + "/deny"
-        try """
-            #!/bin/sh
-            echo "OK Pleased to meet you"
-            while IFS= read -r line; do
-              echo "$line" >> '\(prompts)/deny.log'
-              case "$line" in CONFIRM*) echo "ERR 83886179 Operation cancelled <Pinentry>" ;; BYE*) echo OK; exit 0 ;; *) echo OK ;; esac
-            done
-            """.write(toFile: deny, atomically: true, encoding: .utf8)
-        chmod(deny, 0o700)
-        let switchable = prompts + "/pinentry-switch"
-        try "#!/bin/sh\nexec \"$(cat '\(prompts)/which')\"\n".write(toFile: switchable, atomically: true, encoding: .utf8)
-        chmod(switchable, 0o700)
+        let (switchable, allow, deny) = try Self.switchablePinentry(in: prompts)
         try allow.write(toFile: prompts + "/which", atomically: true, encoding: .utf8)
         try withAgent(extra: ["KEYHAVEN_PINENTRY": switchable, "DISPLAY": ":99"]) { agent in
             let ed = try agent.makeKey("ed25519", comment: "work laptop")

@@ -87,7 +87,7 @@ import Testing
             Issue.record("signed without the host's leave"); return
         }
         #expect(seen.map(\.namespace) == ["git"])
-        #expect(seen.first?.key.confirm == true)
+        #expect(seen.first?.confirm == true)
     }
 
     @Test func sessionBindsAreVerifiedAndAnAuthenticationBindingIsFinal() throws {

@@ -1,7 +1,11 @@
 /// One signature a client asks for, as the agent shows it to the user and checks it: which key,
 /// where it is going, and what it signs.
 package struct KeyUse: Sendable {
-    package let key: SSHKeyring.HeldKey
+    /// The key's public blob (or its certificate's), as the client named it.
+    package let publicBlob: [UInt8]
+    package let comment: String
+    /// Whether the key asks the user before each use (`ssh-add -c`, `keyhaven ssh new-key --confirm`).
+    package let confirm: Bool
     /// The connection's last verified binding: the host the signature is for (nil: the client
     /// bound none, as `ssh-keygen -Y sign` and older clients do not).
     package let destination: SessionBinding?

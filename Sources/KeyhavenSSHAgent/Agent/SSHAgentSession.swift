@@ -1,5 +1,10 @@
 /// One client connection's side of the agent: its verified session bindings, and the answer to
-/// each request it sends, over the keyring of the agent it reached.
+/// each request it sends, over the keyring of the agent it reached and, for an agent that keeps
+/// keys in a keychain, that keychain's (``SSHKeyVault``).
+///
+/// With a vault, a key added without a lifetime is kept in the keychain; one with a lifetime
+/// (`ssh-add -t`, the agent's `-t`) is held in memory only, for that long. The agent's lock
+/// (`ssh-add -x`) hides both.
 ///
 /// A signature is given only when `decide` allows it: the host checks there who the client is
 /// and asks the user for a key that confirms each use. Behaviour follows OpenSSH's agent where
@@ -7,6 +12,7 @@
 /// extensions are answered; a connection bound for authentication cannot be bound again.
 package struct SSHAgentSession {
     package let keyring: SSHKeyring
+    private let vault: (any SSHKeyVault)?
     private let decide: (KeyUse) -> Bool
     package private(set) var bindings: [SessionBinding] = []
 
@@ -14,8 +20,9 @@ package struct SSHAgentSession {
     package static let extensions = ["session-bind@openssh.com"]
 
     /// `decide` runs on the connection's thread and may block while the user answers.
-    package init(keyring: SSHKeyring, decide: @escaping (KeyUse) -> Bool) {
+    package init(keyring: SSHKeyring, vault: (any SSHKeyVault)? = nil, decide: @escaping (KeyUse) -> Bool) {
         self.keyring = keyring
+        self.vault = vault
         self.decide = decide
     }
 
@@ -30,19 +37,23 @@ package struct SSHAgentSession {
         }
         switch request {
         case .requestIdentities:
-            return .identities(keyring.keys().map { (keyBlob: $0.key.publicBlob, comment: $0.comment) })
+            var listed = keyring.keys().map { (keyBlob: $0.key.publicBlob, comment: $0.comment) }
+            for kept in vault?.keys() ?? [] where !listed.contains(where: { $0.keyBlob == kept.publicBlob }) {
+                listed.append((kept.publicBlob, kept.comment))
+            }
+            return .identities(listed)
         case .sign(let blob, let data, let flags):
-            guard let held = keyring.key(blob: blob) else { return .failure }
-            let use = KeyUse(key: held, destination: bindings.last, forwarded: bindings.contains { $0.forwarded },
-                             namespace: KeyUse.sshsigNamespace(of: data))
-            guard decide(use), let signature = try? held.key.signature(for: data, flags: flags) else { return .failure }
-            return .signature(signature)
+            return sign(blob: blob, data: data, flags: flags).map(AgentReply.signature) ?? .failure
         case .addIdentity(let added):
-            return (try? keyring.add(added)) != nil ? .success : .failure
+            return add(added) ? .success : .failure
         case .removeIdentity(let blob):
-            return keyring.remove(blob: blob) ? .success : .failure
+            let held = keyring.remove(blob: blob)
+            let kept = vault?.remove(blob: blob) ?? false
+            return held || kept ? .success : .failure
         case .removeAllIdentities:
-            return keyring.removeAll() ? .success : .failure
+            guard keyring.removeAll() else { return .failure }
+            _ = vault?.remove(blob: nil)
+            return .success
         case .lock(let passphrase):
             return keyring.lock(passphrase: passphrase) ? .success : .failure
         case .unlock:
@@ -52,6 +63,33 @@ package struct SSHAgentSession {
         case .extension(let name, let content):
             return extensionReply(name: name, content: content, locked: false)
         }
+    }
+
+    private func sign(blob: [UInt8], data: [UInt8], flags: UInt32) -> [UInt8]? {
+        let (destination, forwarded, namespace) = (bindings.last, bindings.contains { $0.forwarded }, KeyUse.sshsigNamespace(of: data))
+        if let held = keyring.key(blob: blob) {
+            let use = KeyUse(publicBlob: blob, comment: held.comment, confirm: held.confirm, destination: destination,
+                             forwarded: forwarded, namespace: namespace)
+            guard decide(use) else { return nil }
+            return try? held.key.signature(for: data, flags: flags)
+        }
+        guard let vault, let kept = vault.keys().first(where: { $0.publicBlob == blob }) else { return nil }
+        let use = KeyUse(publicBlob: blob, comment: kept.comment, confirm: kept.confirm, destination: destination,
+                         forwarded: forwarded, namespace: namespace)
+        guard decide(use) else { return nil }
+        return vault.sign(kept, data: data, flags: flags)
+    }
+
+    /// An add goes to the vault unless it has a lifetime (or there is no vault).
+    private func add(_ added: AgentRequest.AddedKey) -> Bool {
+        guard let vault, let options = try? SSHKeyring.options(of: added, defaultLifetime: keyring.defaultLifetime),
+              options.lifetime == nil else {
+            return (try? keyring.add(added)) != nil
+        }
+        guard (try? vault.keep(added, confirm: options.confirm)) != nil else { return false }
+        // The same key held in memory before (with a lifetime) is the kept one's from now on.
+        if let key = try? SSHSigningKey(added.key) { _ = keyring.remove(blob: key.publicBlob) }
+        return true
     }
 
     private mutating func extensionReply(name: String, content: [UInt8], locked: Bool) -> AgentReply {

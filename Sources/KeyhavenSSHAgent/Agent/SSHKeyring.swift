@@ -55,6 +55,24 @@ package final class SSHKeyring: Sendable {
     /// constraints (as OpenSSH's agent does). Constraints the agent cannot honour refuse the add:
     /// a key the user asked to restrict must never be held unrestricted.
     package func add(_ added: AgentRequest.AddedKey, at now: ContinuousClock.Instant = .now) throws(SSHAgentError) {
+        let (lifetime, confirm) = try Self.options(of: added, defaultLifetime: defaultLifetime)
+        let key = try SSHSigningKey(added.key)
+        let held = HeldKey(key: key, comment: added.comment, expiry: lifetime.map { now + .seconds(Int64($0)) }, confirm: confirm)
+        try state.withLock { (state: inout State) throws(SSHAgentError) in
+            guard state.lock == nil else { throw SSHAgentError(.locked, "the agent is locked") }
+            Self.forgetExpired(&state, now)
+            if let index = state.keys.firstIndex(where: { $0.key.publicBlob == key.publicBlob }) {
+                state.keys[index] = held
+            } else {
+                state.keys.append(held)
+            }
+        }
+    }
+
+    /// The lifetime and confirmation an add request's constraints ask for. Constraints the agent
+    /// cannot honour refuse the add.
+    package static func options(of added: AgentRequest.AddedKey,
+                                defaultLifetime: UInt32?) throws(SSHAgentError) -> (lifetime: UInt32?, confirm: Bool) {
         var lifetime = defaultLifetime
         var confirm = false
         for constraint in added.constraints {
@@ -67,17 +85,7 @@ package final class SSHKeyring: Sendable {
                 throw SSHAgentError(.unsupported, "the agent holds no security-key or token keys")
             }
         }
-        let key = try SSHSigningKey(added.key)
-        let held = HeldKey(key: key, comment: added.comment, expiry: lifetime.map { now + .seconds(Int64($0)) }, confirm: confirm)
-        try state.withLock { (state: inout State) throws(SSHAgentError) in
-            guard state.lock == nil else { throw SSHAgentError(.locked, "the agent is locked") }
-            Self.forgetExpired(&state, now)
-            if let index = state.keys.firstIndex(where: { $0.key.publicBlob == key.publicBlob }) {
-                state.keys[index] = held
-            } else {
-                state.keys.append(held)
-            }
-        }
+        return (lifetime, confirm)
     }
 
     /// Forgets the key named by `blob`; false when none is held (or the keyring is locked).

@@ -6,9 +6,8 @@ package struct SSHUseDescription: Sendable {
 
     /// `chain` names the client and its parents, "ssh (1234) ← git ← bash".
     package init(use: KeyUse, chain: String, knownHosts: KnownHosts) {
-        let key = use.key.comment.isEmpty ? "an SSH key" : "the SSH key \"\(Self.shown(use.key.comment))\""
-        let fingerprint = (try? SSHPublicKey(blob: use.key.key.publicBlob))?.fingerprint
-        var text = "\(chain) asks to use \(key)" + (fingerprint.map { " (\($0))" } ?? "")
+        let key = use.comment.isEmpty ? "an SSH key" : "the SSH key \"\(Self.shown(use.comment))\""
+        var text = "\(chain) asks to use \(key) (\(SSHPublicKey.fingerprint(of: use.publicBlob)))"
         if let namespace = use.namespace {
             text += namespace == "git" ? " to sign a git commit or tag (namespace \"git\")." : " to sign data in the namespace \"\(Self.shown(namespace))\"."
         } else if let destination = use.destination {

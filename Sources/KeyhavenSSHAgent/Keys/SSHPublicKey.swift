@@ -19,7 +19,10 @@ package struct SSHPublicKey: Sendable, Equatable {
     }
 
     /// OpenSSH's fingerprint: `SHA256:` and the blob's digest in unpadded base64.
-    package var fingerprint: String {
+    package var fingerprint: String { Self.fingerprint(of: blob) }
+
+    /// OpenSSH's fingerprint of any key or certificate blob.
+    package static func fingerprint(of blob: [UInt8]) -> String {
         let digest = Data(SHA256.hash(data: blob)).base64EncodedString()
         return "SHA256:" + digest.prefix { $0 != "=" }
     }

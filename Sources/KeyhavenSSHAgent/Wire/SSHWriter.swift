@@ -4,6 +4,10 @@ package struct SSHWriter: Sendable {
 
     package init() {}
 
+    /// Room for `capacity` bytes at once, so that writing private fields never leaves a copy of
+    /// them behind in memory a growing buffer gave back.
+    package init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
     package mutating func byte(_ value: UInt8) { bytes.append(value) }
     package mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
 

@@ -1,0 +1,74 @@
+import FoundationEssentials
+import KeychainModel
+
+/// An SSH key kept in a keychain (`keyhaven-ssh-agent --keychain`, `keyhaven ssh new-key`): a
+/// generic password whose secret is the private key in the agent protocol's encoding
+/// (``PrivateKeyFields/encoded(keyType:)``).
+///
+/// One item class holds every key type: Apple's keychain has no key type for Ed25519, and Apple's
+/// advice for Curve25519 keys is a generic password; RSA and ECDSA keys take the same shape, so
+/// that every SSH key is found, listed and guarded the same way. The public half is in
+/// `kSecAttrGeneric` with the key's options, so listing the keys reads no secret. The item is
+/// `kSecAttrAccessibleWhenUnlocked`: a locked keychain signs nothing until the user unlocks it.
+package struct SSHKeyItem: Sendable, Equatable {
+    /// How the key came into the keychain, which decides what may remove it.
+    package enum Origin: UInt8, Sendable {
+        /// Added by a client (`ssh-add FILE`): the file still has it, so `ssh-add -d` and `-D`
+        /// remove it, as they remove keys from OpenSSH's agent.
+        case added = 1
+        /// Made in the keychain (`keyhaven ssh new-key`): its only copy, which no agent client
+        /// removes (`keyhaven ssh delete` and Keychain Access do).
+        case made = 2
+    }
+
+    /// The key's public blob, or its certificate's.
+    package let publicBlob: [UInt8]
+    package let comment: String
+    package let confirm: Bool
+    package let origin: Origin
+
+    /// `kSecAttrService` of every SSH key item.
+    package static let service = "keyhaven.ssh-key"
+    /// The access group of SSH key items: the agent finds them there; the key item's access
+    /// object, not the group, decides which programs may sign with it.
+    package static let group = "com.keyhaven.ssh"
+    /// `kSecAttrDescription`, the kind Keychain Access shows.
+    package static let kind = "SSH key"
+
+    package init(publicBlob: [UInt8], comment: String, confirm: Bool, origin: Origin) {
+        (self.publicBlob, self.comment, self.confirm, self.origin) = (publicBlob, comment, confirm, origin)
+    }
+
+    /// OpenSSH's fingerprint of the blob: the item's account, unique per key in a keychain.
+    package var account: String { SSHPublicKey.fingerprint(of: publicBlob) }
+
+    /// The item's attributes (the secret and the access object are the caller's).
+    package var attributes: [String: AttributeValue] {
+        var record = SSHWriter()
+        record.byte(1)  // the record's version
+        record.string(publicBlob)
+        record.byte(origin.rawValue)
+        record.bool(confirm)
+        return [
+            "svce": .string(Self.service), "acct": .string(account), "agrp": .string(Self.group),
+            "labl": .string(comment.isEmpty ? "SSH key \(account)" : comment), "desc": .string(Self.kind),
+            "gena": .data(Data(record.bytes)), "pdmn": .string(KeyClass.whenUnlocked.rawValue), "sync": .number(0),
+        ]
+    }
+
+    /// The criteria that find every SSH key item.
+    package static var criteria: [String: AttributeValue] { ["svce": .string(service), "agrp": .string(group)] }
+
+    /// The key an item's attributes describe; nil for an item that is not one (or is damaged).
+    package init?(attributes: [String: AttributeValue]) {
+        guard attributes["svce"] == .string(Self.service), case .data(let data)? = attributes["gena"] else { return nil }
+        var reader = SSHReader(Array(data))
+        guard (try? reader.byte()) == 1, let blob = try? reader.string(), let origin = (try? reader.byte()).flatMap(Origin.init),
+              let confirm = try? reader.bool(), reader.isAtEnd, attributes["acct"] == .string(SSHPublicKey.fingerprint(of: blob)) else {
+            return nil
+        }
+        var comment = ""
+        if case .string(let label)? = attributes["labl"], label != "SSH key \(SSHPublicKey.fingerprint(of: blob))" { comment = label }
+        self.init(publicBlob: blob, comment: comment, confirm: confirm, origin: origin)
+    }
+}
