@@ -85,6 +85,8 @@ struct AgentLoop {
     }
 
     /// A pipe the handler of SIGTERM, SIGINT, SIGHUP and SIGUSR1 writes to; SIGPIPE is ignored.
+    /// The four are unblocked: a parent's blocked mask (which exec keeps) must not leave the agent
+    /// deaf to `-k` and SIGUSR1.
     private static func catchSignals() -> Int32 {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return -1 }
@@ -100,6 +102,10 @@ struct AgentLoop {
                 _ = write(signalPipeWriteEnd, &byte, 1)
             }
         }
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for number in [SIGTERM, SIGINT, SIGHUP, SIGUSR1] { sigaddset(&handled, number) }
+        sigprocmask(SIG_UNBLOCK, &handled, nil)
         return ends[0]
     }
 }

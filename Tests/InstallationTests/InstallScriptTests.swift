@@ -53,7 +53,7 @@ struct InstallScriptTests {
         #expect(entry.contains("Name=Keychain Access\n") && entry.contains("Exec=\(prefix)/bin/keyhaven-access\n"))
         #expect(entry.contains("Icon=keyhaven-access\n"))
         #expect(files.fileExists(atPath: prefix + "/share/icons/hicolor/scalable/apps/keyhaven-access.svg"))
-        for page in ["keyhaven", "keyhavend", "git-credential-keyhaven"] {
+        for page in ["keyhaven", "keyhavend", "keyhaven-ssh-agent", "git-credential-keyhaven"] {
             #expect(files.fileExists(atPath: "\(prefix)/share/man/man1/\(page).1"))
         }
         let bash = try String(contentsOfFile: prefix + "/share/bash-completion/completions/keyhaven", encoding: .utf8)
@@ -66,6 +66,20 @@ struct InstallScriptTests {
         #expect(unit.contains("BusName=org.freedesktop.secrets"))
         let agentUnit = try String(contentsOfFile: prefix + "/share/systemd/user/keyhavend.service", encoding: .utf8)
         #expect(agentUnit.contains("ExecStart=\(prefix)/bin/keyhavend\n"))
+        // The session's SSH agent: systemd owns the socket and sets SSH_AUTH_SOCK for the session.
+        let sshSocket = try String(contentsOfFile: prefix + "/share/systemd/user/keyhaven-ssh-agent.socket", encoding: .utf8)
+        #expect(sshSocket.contains("ListenStream=%t/keyhaven/ssh\n") && sshSocket.contains("SocketMode=0600\n"))
+        #expect(sshSocket.contains("systemctl --user set-environment SSH_AUTH_SOCK=%t/keyhaven/ssh\n"))
+        let sshService = try String(contentsOfFile: prefix + "/share/systemd/user/keyhaven-ssh-agent.service", encoding: .utf8)
+        #expect(sshService.contains("ExecStart=\(prefix)/bin/keyhaven-ssh-agent -D --keychain\n"))
+        // systemd reads every unit without a complaint (an unknown key is only a warning to it).
+        let runtime = try TemporaryFolder.make(prefix: "keyhaven-install-runtime")
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        for unit in ["keyhaven-ssh-agent.socket", "keyhaven-ssh-agent.service", "keyhavend.service", "keyhaven-secret-service.service"] {
+            let verified = try CommandRunner.execute("/usr/bin/systemd-analyze", ["verify", "--man=no", "--user", prefix + "/share/systemd/user/" + unit],
+                                                     environment: ["HOME": home, "XDG_RUNTIME_DIR": runtime, "PATH": "/usr/bin:/bin"])
+            #expect(verified.status == 0 && verified.error.isEmpty, "\(unit): \(verified.error)")
+        }
         let activation = try String(contentsOfFile: prefix + "/share/dbus-1/services/org.freedesktop.secrets.service", encoding: .utf8)
         #expect(activation.contains("Name=org.freedesktop.secrets"))
         #expect(activation.contains("Exec=\(prefix)/bin/keyhavend --secret-service"))

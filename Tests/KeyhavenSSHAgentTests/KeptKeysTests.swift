@@ -102,3 +102,49 @@ extension AgentProgramTests {
         }
     }
 }
+
+extension AgentProgramTests {
+    /// The session's agent as systemd starts it: the socket passed as descriptor 3 (LISTEN_FDS),
+    /// left in place when the agent stops, since systemd owns it.
+    @Test func aSocketSystemdPassesIsServed() throws {
+        let runner = try CommandRunner()
+        let folder = try TemporaryFolder.make(prefix: "keyhaven-ssh-activated")
+        defer {
+            _ = try? CommandRunner.execute(Self.keyhaven, ["agent", "stop"], environment: runner.environment)
+            try? FileManager.default.removeItem(atPath: runner.runtime)
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let socket = folder + "/ssh"
+        // Started from a shell that leaves it running. It inherits the test's blocked SIGTERM,
+        // which the agent unblocks.
+        let started = try CommandRunner.execute("/bin/sh", ["-c", "/usr/bin/systemd-socket-activate -l '\(socket)' '\(Self.agent)' -D --keychain "
+                                                           + "</dev/null >/dev/null 2>&1 & echo $!"],
+                                                environment: runner.environment)
+        let pid = try #require(Int32(started.output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        defer { kill(pid, SIGKILL) }
+        var environment = runner.environment
+        environment["SSH_AUTH_SOCK"] = socket
+        var listed = try CommandRunner.execute("/usr/bin/ssh-add", ["-l"], environment: environment)
+        for _ in 0..<100 where listed.status == 2 {
+            usleep(50_000)
+            listed = try CommandRunner.execute("/usr/bin/ssh-add", ["-l"], environment: environment)
+        }
+        #expect(listed.status != 2, "\(listed.error)")
+        let key = folder + "/id_ed25519"
+        #expect(try CommandRunner.execute("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "activated", "-f", key],
+                                          environment: environment).status == 0)
+        #expect(try CommandRunner.execute("/usr/bin/ssh-add", [key], environment: environment).status == 0)
+        #expect(try CommandRunner.execute("/usr/bin/ssh-add", ["-l"], environment: environment).output.contains(" activated (ED25519)"))
+        #expect(try CommandRunner.execute("/usr/bin/ssh-add", ["-d", key], environment: environment).status == 0)
+        // SIGTERM stops it and leaves the socket to systemd.
+        kill(pid, SIGTERM)
+        var running = true
+        for _ in 0..<100 where running {
+            usleep(50_000)
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+            running = state != nil && state != "Z"
+        }
+        #expect(!running)
+        #expect(FileManager.default.fileExists(atPath: socket))
+    }
+}
