@@ -138,7 +138,7 @@ let linuxTargets: [Target] = [
     .target(
         name: "KeyhavenSSHAgent",
         dependencies: ["KeychainModel", .product(name: "Crypto", package: "swift-crypto"),
-                       .product(name: "_CryptoExtras", package: "swift-crypto")],
+                       .product(name: "_CryptoExtras", package: "swift-crypto"), .product(name: "SwiftASN1", package: "swift-asn1")],
         swiftSettings: strictSwift
     ),
     // The agent protocol and its blocking client (no event loop: the command starts fast).
@@ -318,7 +318,7 @@ let linuxTargets: [Target] = [
     .target(
         name: "KeyhavenPKI",
         dependencies: [
-            "KeyhavenCLI", "KeychainModel", "KeyhavenAgentClient", "KeychainKeys",
+            "KeyhavenCLI", "KeychainModel", "KeyhavenAgentClient", "KeychainKeys", "KeyhavenSSHAgent",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],

@@ -29,7 +29,7 @@ package struct KeyhavenCommand: ParsableCommand {
             FindPassword<InternetPasswordOptions>.self, DeletePassword<InternetPasswordOptions>.self, DumpKeychain.self,
             ImportItems.self, ImportSecrets.self, ExportItems.self, FindCertificate.self, FindIdentity.self, DeleteCertificate.self, DeleteIdentity.self,
             CreateKeyPair.self,
-            AccessCommand.self, AgentCommand.self, LoginKeychainCommand.self, SyncCommand.self, TPMCommand.self,
+            AccessCommand.self, AgentCommand.self, LoginKeychainCommand.self, SSHCommand.self, SyncCommand.self, TPMCommand.self,
         ]
     )
 

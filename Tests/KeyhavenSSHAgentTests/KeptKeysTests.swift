@@ -148,3 +148,50 @@ extension AgentProgramTests {
         #expect(FileManager.default.fileExists(atPath: socket))
     }
 }
+
+extension AgentProgramTests {
+    @Test func aKeyMadeInTheKeychainSignsListsAndOnlyDeleteRemovesIt() throws {
+        let prompts = try TemporaryFolder.make(prefix: "keyhaven-ssh-made")
+        defer { try? FileManager.default.removeItem(atPath: prompts) }
+        let (switchable, allow, deny) = try Self.switchablePinentry(in: prompts)
+        try deny.write(toFile: prompts + "/which", atomically: true, encoding: .utf8)
+        try withAgent(["--keychain"], extra: ["KEYHAVEN_PINENTRY": switchable, "DISPLAY": ":99"]) { agent in
+            let made = try agent.run(Self.keyhaven, ["ssh", "new-key", "deploy", "--type", "ecdsa"])
+            #expect(made.status == 0, "\(made.error)")
+            let line = made.output.trimmingCharacters(in: .newlines)
+            #expect(line.hasPrefix("ecdsa-sha2-nistp256 AAAA") && line.hasSuffix(" deploy"))
+            let publicKey = agent.folder + "/deploy.pub"
+            try (line + "\n").write(toFile: publicKey, atomically: true, encoding: .utf8)
+
+            #expect(try agent.sshAdd("-L").output.contains(line))
+            let message = agent.folder + "/message"
+            try "a tag".write(toFile: message, atomically: true, encoding: .utf8)
+            let signed = try agent.run("/usr/bin/ssh-keygen", ["-Y", "sign", "-n", "git", "-f", publicKey, message])
+            #expect(signed.status == 0, "\(signed.error)")
+            try ("someone " + line + "\n").write(toFile: agent.folder + "/allowed", atomically: true, encoding: .utf8)
+            let verified = try agent.run("/usr/bin/ssh-keygen", ["-Y", "verify", "-f", agent.folder + "/allowed", "-I", "someone", "-n", "git",
+                                                                "-s", message + ".sig"], input: "a tag")
+            #expect(verified.status == 0, "\(verified.error)")
+
+            let listed = try agent.run(Self.keyhaven, ["ssh", "list"])
+            #expect(listed.status == 0)
+            let row = try #require(listed.output.split(separator: "\n").first { $0.hasPrefix("deploy\t") })
+            #expect(row.contains("\tecdsa-sha2-nistp256\tSHA256:") && row.contains("made in the keychain") && row.contains("this device only"))
+
+            // ssh-add -D removes what clients added, never a key made in the keychain.
+            #expect(try agent.sshAdd("-D").status == 0)
+            #expect(try agent.sshAdd("-L").output.contains(line))
+            // The private key is ssh's and ssh-keygen's: keyhaven itself is asked about, and denied.
+            let read = try agent.run(Self.keyhaven, ["find-generic-password", "-s", "keyhaven.ssh-key", "-w"])
+            #expect(read.status != 0 && !read.output.contains("nistp256"))
+            #expect(try String(contentsOfFile: prompts + "/deny.log", encoding: .utf8).contains("keyhaven"))
+            #expect(try agent.run(Self.keyhaven, ["ssh", "delete", "nothing"]).status == 44)
+            // Deleting it asks too; the user allows.
+            try allow.write(toFile: prompts + "/which", atomically: true, encoding: .utf8)
+            let deleted = try agent.run(Self.keyhaven, ["ssh", "delete", "deploy"])
+            #expect(deleted.status == 0, "\(deleted.error)")
+            #expect(try agent.sshAdd("-l").status == 1)
+            #expect(try agent.run(Self.keyhaven, ["ssh", "new-key", "x", "--type", "dsa"]).status == 64)
+        }
+    }
+}

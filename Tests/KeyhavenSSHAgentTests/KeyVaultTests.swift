@@ -96,4 +96,13 @@ import Testing
         forged["acct"] = .string("SHA256:another")
         #expect(SSHKeyItem(attributes: forged) == nil)
     }
+
+    @Test(arguments: [(SSHKeyGenerator.KeyType.ed25519, nil), (.ecdsa, 256), (.ecdsa, 384), (.ecdsa, 521), (.rsa, 2048)] as [(SSHKeyGenerator.KeyType, Int?)])
+    func newKeysSignAsTheirPublicHalfVerifies(type: SSHKeyGenerator.KeyType, bits: Int?) throws {
+        let made = try SSHKeyGenerator.generate(type, bits: bits)
+        let key = try SSHSigningKey(PrivateKeyFields.decoded(made.fields.encoded(keyType: made.keyType)).fields)
+        let signature = try key.signature(for: [4, 5, 6], flags: AgentRequest.rsaSHA512)
+        #expect(try SSHPublicKey(blob: key.publicBlob).isValidSignature(signature, for: [4, 5, 6]))
+        #expect(throws: SSHAgentError.self) { try SSHKeyGenerator.generate(type, bits: 1000) }
+    }
 }

@@ -1,0 +1,63 @@
+import ArgumentParser
+
+/// `keyhaven ssh`: SSH keys kept in a keychain, which `keyhaven-ssh-agent --keychain` offers
+/// (docs/ssh.md). The work is keyhaven-pki's (swift-crypto makes the keys).
+struct SSHCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ssh", abstract: "Make, list and delete the SSH keys kept in a keychain.",
+        discussion: """
+            Keys kept in a keychain are offered by keyhaven-ssh-agent --keychain (the session's agent, \
+            keyhaven-ssh-agent.socket). Each is a generic password of the service keyhaven.ssh-key; its \
+            access object decides which programs may sign with it (ssh and ssh-keygen, for a new key).
+            """,
+        subcommands: [SSHNewKey.self, SSHList.self, SSHDelete.self]).underKeyhaven
+}
+
+/// `keyhaven ssh new-key NAME`: a key made in the keychain, its only copy.
+package struct SSHNewKey: HelperCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "new-key", abstract: "Make an SSH key in a keychain and print its public key line (for authorized_keys).",
+        discussion: """
+            The key never leaves the keychain: the agent signs with it. ssh and ssh-keygen, found on \
+            PATH, may use it without asking; any other program asks the user. ssh-add -d and -D do \
+            not remove it; keyhaven ssh delete does.
+            """)
+    @Argument(help: "The key's name: its comment and label.") package var name: String
+    @Option(name: .customLong("type"), help: "ed25519, ecdsa or rsa.") package var type: String = "ed25519"
+    @Option(name: .customShort("b"), help: "ECDSA: 256, 384 or 521; RSA: 2048, 3072 or 4096.") package var bits: Int?
+    @Flag(name: .customLong("confirm"), help: "Ask the user before each use, as ssh-add -c.") package var confirm = false
+    @Option(name: .customShort("k"), help: "The keychain (default: the default keychain).") package var keychain: String?
+
+    package init() {}
+
+    package func validate() throws {
+        guard ["ed25519", "ecdsa", "rsa"].contains(type) else { throw ValidationError("--type is ed25519, ecdsa or rsa") }
+        guard !name.isEmpty, !name.contains(where: \.isNewline) else { throw ValidationError("the name is empty or spans lines") }
+    }
+
+    package func run() throws { try HelperDispatch.run(self) }
+}
+
+/// `keyhaven ssh list`: the SSH keys kept in keychains.
+package struct SSHList: HelperCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the SSH keys kept in keychains: name, type, fingerprint, where, constraints.")
+    @Argument(help: "The keychains (default: the search list).") package var keychains: [String] = []
+
+    package init() {}
+
+    package func run() throws { try HelperDispatch.run(self) }
+}
+
+/// `keyhaven ssh delete NAME`: removes a kept key.
+package struct SSHDelete: HelperCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete an SSH key kept in a keychain, named by its name or fingerprint.",
+        discussion: "A key made with new-key has no other copy: it is gone for good.")
+    @Argument(help: "The key's name or its SHA256: fingerprint.") package var key: String
+    @Option(name: .customShort("k"), help: "The keychain (default: the default keychain).") package var keychain: String?
+
+    package init() {}
+
+    package func run() throws { try HelperDispatch.run(self) }
+}

@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import ArgumentParser
+import FoundationEssentials
+import KeychainModel
+import KeyhavenCLI
+import KeyhavenSSHAgent
+
+/// `keyhaven ssh`'s work: SSH key items (``SSHKeyItem``) made, listed and deleted through the agent.
+enum SSHKeys {
+    static let caller = Caller(accessGroups: [SSHKeyItem.group])
+
+    /// The kept keys of `keychain`, with their items' attributes.
+    static func kept(in keychain: String, _ session: Session) throws(StoreError) -> [(item: SSHKeyItem, attributes: [String: AttributeValue])] {
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.criteria = SSHKeyItem.criteria
+        query.limit = nil
+        do {
+            let found = try session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: false)).items ?? []
+            return found.compactMap { stored in SSHKeyItem(attributes: stored.attributes).map { ($0, stored.attributes) } }
+        } catch where error.code == .itemNotFound {
+            return []
+        }
+    }
+
+    /// The program `name` on PATH, its links followed (the path the agent sees it run from).
+    static func program(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") where folder.hasPrefix("/") {
+            let candidate = folder + "/" + name
+            guard access(candidate, X_OK) == 0, let resolved = realpath(candidate, nil) else { continue }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        return nil
+    }
+
+    /// The type's name in a public blob.
+    static func typeName(_ blob: [UInt8]) -> String {
+        var reader = SSHReader(blob)
+        return (try? reader.text()) ?? "?"
+    }
+
+    /// The OpenSSH public key line of a blob.
+    static func publicLine(_ blob: [UInt8], comment: String) -> String {
+        "\(typeName(blob)) \(Data(blob).base64EncodedString()) \(comment)"
+    }
+}
+
+extension SSHNewKey: HelperWork {
+    package func work() throws {
+        try perform("ssh new-key") { () throws(StoreError) in
+            let programs = ["ssh", "ssh-keygen"].compactMap(SSHKeys.program)
+            guard !programs.isEmpty else {
+                throw StoreError(.invalidParameter, "OpenSSH's ssh and ssh-keygen are not on PATH: no program could use the key")
+            }
+            let made: (keyType: String, fields: PrivateKeyFields)
+            let key: SSHSigningKey
+            do throws(SSHAgentError) {
+                made = try SSHKeyGenerator.generate(SSHKeyGenerator.KeyType(rawValue: type)!, bits: bits)
+                key = try SSHSigningKey(made.fields)
+            } catch {
+                throw StoreError(.invalidParameter, error.message)
+            }
+            let item = SSHKeyItem(publicBlob: key.publicBlob, comment: name, confirm: confirm, origin: .made)
+            var secret = made.fields.encoded(keyType: made.keyType)
+            defer { zeroize(&secret) }
+            var data = Data(secret)
+            defer { data.resetBytes(in: 0..<data.count) }
+            let session = try Session.open()
+            // The agent hashes each path (unresolved applications), as for security(1)'s -T.
+            let access = ItemAccess(applications: programs.map { TrustedApplication(path: $0, digest: Data()) })
+            try session.send(.add(keychain: try session.path(keychain), item: NewItem(itemClass: .genericPassword, attributes: item.attributes,
+                                                                                      secret: data, access: access), caller: SSHKeys.caller))
+            printLine(SSHKeys.publicLine(key.publicBlob, comment: name))
+        }
+    }
+}
+
+extension SSHList: HelperWork {
+    package func work() throws {
+        try perform("ssh list") { () throws(StoreError) in
+            let session = try Session.open()
+            for keychain in try session.searchPaths(keychains) {
+                for (item, attributes) in try SSHKeys.kept(in: keychain, session) {
+                    var constraints: [String] = []
+                    if item.confirm { constraints.append("confirm each use") }
+                    let origin = item.origin == .made ? "made in the keychain" : "added by ssh-add"
+                    let synced = attributes["sync"] == .number(1) ? ", synchronizable" : ", this device only"
+                    printLine("\(item.comment.isEmpty ? "(no name)" : item.comment)\t\(SSHKeys.typeName(item.publicBlob))\t\(item.account)\t"
+                              + "keychain \(keychain) (\(origin)\(synced))\t\(constraints.isEmpty ? "-" : constraints.joined(separator: ", "))")
+                }
+            }
+        }
+    }
+}
+
+extension SSHDelete: HelperWork {
+    package func work() throws {
+        try perform("ssh delete") { () throws(StoreError) in
+            let session = try Session.open()
+            let path = try session.path(keychain)
+            let matches = try SSHKeys.kept(in: path, session).filter { $0.item.account == key || $0.item.comment == key }
+            guard !matches.isEmpty else { throw StoreError(.itemNotFound, "no SSH key named \(key) in \(path)") }
+            guard matches.count == 1 else {
+                throw StoreError(.duplicateItem, "\(matches.count) SSH keys are named \(key): name one by its fingerprint")
+            }
+            var query = ItemQuery(itemClass: .genericPassword)
+            query.criteria = SSHKeyItem.criteria
+            query.criteria["acct"] = .string(matches[0].item.account)
+            try session.send(.delete(keychains: [path], query: query, caller: SSHKeys.caller, makeTombstones: true))
+        }
+    }
+}

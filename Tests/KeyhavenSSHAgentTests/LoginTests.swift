@@ -1,0 +1,59 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// Logins to a real sshd through `keyhaven-ssh-agent --keychain`: a key made in the keychain, a
+/// certificate added with its key, and a key that asks before each use, whose prompt names ssh
+/// and the destination's verified host key (and its known_hosts name), and whose denial fails the
+/// login.
+extension AgentProgramTests {
+    @Test func keychainKeysAndACertificateLogInAndAConfirmPromptNamesTheHost() throws {
+        let home = try TemporaryFolder.make(prefix: "keyhaven-ssh-login")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.createDirectory(atPath: home + "/.ssh", withIntermediateDirectories: true)
+        let (switchable, allow, deny) = try Self.switchablePinentry(in: home)
+        try allow.write(toFile: home + "/which", atomically: true, encoding: .utf8)
+        // keyhavend reads the user's known_hosts from HOME.
+        try withAgent(["--keychain"], extra: ["KEYHAVEN_PINENTRY": switchable, "DISPLAY": ":99", "HOME": home]) { agent in
+            let made = try agent.run(Self.keyhaven, ["ssh", "new-key", "login"])
+            #expect(made.status == 0, "\(made.error)")
+            let confirmed = try agent.run(Self.keyhaven, ["ssh", "new-key", "careful", "--type", "ecdsa", "--confirm"])
+            #expect(confirmed.status == 0, "\(confirmed.error)")
+            // A certificate signed by a CA the server trusts, for a key whose own line it does not know.
+            let ca = try agent.makeKey("ed25519", comment: "ca")
+            let certified = try agent.makeKey("ed25519", comment: "certified")
+            let signed = try agent.run("/usr/bin/ssh-keygen", ["-q", "-s", ca, "-I", "test", "-n", SSHServer.user, certified + ".pub"])
+            #expect(signed.status == 0, "\(signed.error)")
+
+            let server = try SSHServer.start(in: agent.folder, authorizedKeys: [made.output.trimmingCharacters(in: .newlines)],
+                                             certificateAuthority: ca + ".pub")
+            defer { server.stop() }
+            try FileManager.default.copyItem(atPath: agent.folder + "/known_hosts", toPath: home + "/.ssh/known_hosts")
+
+            let login = try server.login(agentSocket: agent.socket, environment: agent.environment)
+            #expect(login.status == 0 && login.output == "logged-in\n", "\(login.error)")
+            #expect(try String(contentsOfFile: agent.folder + "/sshd.log", encoding: .utf8).contains("Accepted publickey for \(SSHServer.user)"))
+
+            // Only the certificate's key remains offered: its login is the certificate's.
+            #expect(try agent.run(Self.keyhaven, ["ssh", "delete", "login"]).status == 0)
+            #expect(try agent.sshAdd(certified).status == 0)
+            let viaCertificate = try server.login(agentSocket: agent.socket, environment: agent.environment)
+            #expect(viaCertificate.status == 0, "\(viaCertificate.error)")
+            #expect(try String(contentsOfFile: agent.folder + "/sshd.log", encoding: .utf8).contains("ED25519-CERT"))
+            #expect(try agent.sshAdd("-D").status == 0)
+
+            // The confirm key: the server learns it, the prompt names ssh and the host, and a denial fails the login.
+            try (confirmed.output).write(toFile: agent.folder + "/authorized_keys", atomically: true, encoding: .utf8)
+            try? FileManager.default.removeItem(atPath: home + "/pinentry.log")
+            let asked = try server.login(agentSocket: agent.socket, environment: agent.environment)
+            #expect(asked.status == 0, "\(asked.error)")
+            let log = try String(contentsOfFile: home + "/pinentry.log", encoding: .utf8)
+            let description = try #require(log.split(separator: "\n").first { $0.hasPrefix("SETDESC ") && $0.contains("careful") })
+            #expect(description.contains("ssh ("))
+            #expect(description.contains(server.hostKeyFingerprint))
+            #expect(description.contains("[127.0.0.1]:\(server.port)"))
+            try deny.write(toFile: home + "/which", atomically: true, encoding: .utf8)
+            #expect(try server.login(agentSocket: agent.socket, environment: agent.environment).status != 0)
+        }
+    }
+}
