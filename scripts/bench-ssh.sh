@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# One Ed25519 signature through keyhaven-ssh-agent against OpenSSH's ssh-agent, in the same run
+# (issue 55's goal: at most 1.5 times OpenSSH's). A client keeps one connection to each agent and
+# asks for ROUNDS signatures of 32 bytes one after the other; the figure is the median round trip.
+# keyhaven-ssh-agent is measured with the key held in memory (ssh-add -t) and kept in the keychain
+# (--keychain, the session agent's way). Release build; SCRATCH chooses its build folder (default
+# .build). Touches no real keychain or agent: temporary homes, runtime folders and sockets.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds="${ROUNDS:-2000}"
+scratch="${SCRATCH:-.build}"
+build=(swift build -c release --static-swift-stdlib --disable-local-rpath --scratch-path "$scratch")
+for product in keyhaven keyhavend keyhaven-pki keyhaven-ssh-agent; do "${build[@]}" --product "$product" >/dev/null; done
+bin="$("${build[@]}" --show-bin-path)"
+work="$(mktemp -d)"
+export KEYHAVEN_HOME="$work/home" XDG_RUNTIME_DIR="$work/run"
+mkdir -p "$KEYHAVEN_HOME" "$XDG_RUNTIME_DIR"
+chmod 0700 "$KEYHAVEN_HOME" "$XDG_RUNTIME_DIR"
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; "$bin/keyhaven" agent stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+ssh-keygen -q -t ed25519 -N "" -C bench -f "$work/id_ed25519"
+
+cat > "$work/client.py" <<'PY'
+import base64, os, socket, struct, sys, time
+blob = base64.b64decode(open(sys.argv[1]).read().split()[1])
+rounds = int(sys.argv[2])
+def string(b): return struct.pack(">I", len(b)) + b
+body = bytes([13]) + string(blob) + string(os.urandom(32)) + struct.pack(">I", 0)
+frame = struct.pack(">I", len(body)) + body
+s = socket.socket(socket.AF_UNIX); s.connect(os.environ["SSH_AUTH_SOCK"])
+times = []
+for i in range(rounds + 100):
+    start = time.perf_counter_ns()
+    s.sendall(frame)
+    header = s.recv(4, socket.MSG_WAITALL)
+    reply = s.recv(struct.unpack(">I", header)[0], socket.MSG_WAITALL)
+    if reply[0] != 14: sys.exit("the agent did not sign")
+    if i >= 100: times.append(time.perf_counter_ns() - start)
+times.sort()
+print("%.1f %.1f" % (times[len(times) // 2] / 1000, times[len(times) * 99 // 100] / 1000))
+PY
+
+measure() {  # NAME SOCKET
+    read -r p50 p99 < <(SSH_AUTH_SOCK="$2" python3 "$work/client.py" "$work/id_ed25519.pub" "$rounds")
+    printf '| %s | %s | %s |\n' "$1" "$p50" "$p99"
+    eval "p50_$3=$p50"
+}
+
+ssh-agent -D -a "$work/openssh.sock" >/dev/null 2>&1 & pids+=($!)
+"$bin/keyhaven-ssh-agent" -D -a "$work/memory.sock" >/dev/null 2>&1 & pids+=($!)
+"$bin/keyhaven-ssh-agent" -D --keychain -a "$work/keychain.sock" >/dev/null 2>&1 & pids+=($!)
+for socket in openssh memory keychain; do
+    for _ in $(seq 50); do [ -S "$work/$socket.sock" ] && break; sleep 0.1; done
+done
+SSH_AUTH_SOCK="$work/openssh.sock" ssh-add -q "$work/id_ed25519"
+SSH_AUTH_SOCK="$work/memory.sock" ssh-add -q -t 3600 "$work/id_ed25519"
+SSH_AUTH_SOCK="$work/keychain.sock" ssh-add -q "$work/id_ed25519"
+
+echo "machine: $(nproc) cores, $(uname -r); $rounds signatures each, one connection, release build"
+echo "| agent | p50 (us) | p99 (us) |"
+echo "|---|---|---|"
+measure "OpenSSH ssh-agent $(ssh -V 2>&1 | cut -d, -f1 | cut -d_ -f2)" "$work/openssh.sock" openssh
+measure "keyhaven-ssh-agent, key in memory" "$work/memory.sock" memory
+measure "keyhaven-ssh-agent --keychain, key in the keychain" "$work/keychain.sock" keychain
+python3 -c "print('ratio to OpenSSH (p50): in memory %.2f, in the keychain %.2f' % ($p50_memory / $p50_openssh, $p50_keychain / $p50_openssh))"
