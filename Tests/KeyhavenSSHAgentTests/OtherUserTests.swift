@@ -7,18 +7,10 @@ import Testing
 /// its peer is its own user (SO_PEERCRED), whatever the socket's mode. Played with two real uids.
 @Suite("The SSH agent against another user", .serialized, .enabled(if: LocalUser.isAvailable, LocalUser.skipReason))
 struct OtherUserTests {
-    let owner: LocalUser
-    let other: LocalUser
-    let binaries: SharedExecutables
-
-    init() throws {
-        owner = try LocalUser.make("keyhaven-ssh-owner")
-        other = try LocalUser.make("keyhaven-ssh-other")
-        binaries = try SharedExecutables(["keyhaven", "keyhavend", "keyhaven-pki", "keyhaven-ssh-agent"])
-    }
-
     @Test("Another user connected to the socket lists, signs and removes nothing")
     func anotherUserGetsNothing() throws {
+        let (owner, other) = (try LocalUser.make("keyhaven-ssh-owner"), try LocalUser.make("keyhaven-ssh-other"))
+        let binaries = try SharedExecutables(["keyhaven", "keyhavend", "keyhaven-pki", "keyhaven-ssh-agent"])
         defer { binaries.remove() }
         let home = try owner.makeFolder(prefix: "keyhaven-ssh-owner-home")
         let runtime = try owner.makeFolder(prefix: "keyhaven-ssh-owner-run")
