@@ -46,7 +46,7 @@ import Testing
 
     @Test func constraintsTheAgentCannotHonourRefuseTheAdd() {
         let keyring = SSHKeyring()
-        #expect(throws: SSHAgentError.self) { try keyring.add(Self.ed25519(constraints: [.restrictDestination(constraints: [])]).0) }
+        #expect(throws: SSHAgentError.self) { try keyring.add(Self.ed25519(constraints: [.restrictDestination(constraints: [0, 0, 0, 9])]).0) }
         #expect(throws: SSHAgentError.self) { try keyring.add(Self.ed25519(constraints: [.securityKeyProvider("internal")]).0) }
         #expect(keyring.keys().isEmpty)
     }

@@ -37,7 +37,8 @@ package struct SSHAgentSession {
         }
         switch request {
         case .requestIdentities:
-            var listed = keyring.keys().map { (keyBlob: $0.key.publicBlob, comment: $0.comment) }
+            // A key restricted to destinations is listed only where it may be used (OpenSSH's rule).
+            var listed = keyring.keys().filter { permitted($0.destinations, user: nil) }.map { (keyBlob: $0.key.publicBlob, comment: $0.comment) }
             for kept in vault?.keys() ?? [] where !listed.contains(where: { $0.keyBlob == kept.publicBlob }) {
                 listed.append((kept.publicBlob, kept.comment))
             }
@@ -47,6 +48,7 @@ package struct SSHAgentSession {
         case .addIdentity(let added):
             return add(added) ? .success : .failure
         case .removeIdentity(let blob):
+            if let held = keyring.key(blob: blob), !permitted(held.destinations, user: nil) { return .failure }
             let held = keyring.remove(blob: blob)
             let kept = vault?.remove(blob: blob) ?? false
             return held || kept ? .success : .failure
@@ -68,6 +70,7 @@ package struct SSHAgentSession {
     private func sign(blob: [UInt8], data: [UInt8], flags: UInt32) -> [UInt8]? {
         let (destination, forwarded, namespace) = (bindings.last, bindings.contains { $0.forwarded }, KeyUse.sshsigNamespace(of: data))
         if let held = keyring.key(blob: blob) {
+            guard held.destinations.isEmpty || mayLogIn(with: held, data: data) else { return nil }
             let use = KeyUse(publicBlob: blob, comment: held.comment, confirm: held.confirm, destination: destination,
                              forwarded: forwarded, namespace: namespace)
             guard decide(use) else { return nil }
@@ -80,15 +83,55 @@ package struct SSHAgentSession {
         return vault.sign(kept, data: data, flags: flags)
     }
 
-    /// An add goes to the vault unless it has a lifetime (or there is no vault).
+    /// An add goes to the vault unless it has a lifetime or destinations (or there is no vault).
+    /// A key held already that this connection may not use is not replaced.
     private func add(_ added: AgentRequest.AddedKey) -> Bool {
+        if let blob = try? SSHSigningKey(added.key).publicBlob, let held = keyring.key(blob: blob),
+           !permitted(held.destinations, user: nil) {
+            return false
+        }
         guard let vault, let options = try? SSHKeyring.options(of: added, defaultLifetime: keyring.defaultLifetime),
-              options.lifetime == nil else {
+              options.lifetime == nil, options.destinations.isEmpty else {
             return (try? keyring.add(added)) != nil
         }
         guard (try? vault.keep(added, confirm: options.confirm)) != nil else { return false }
         // The same key held in memory before (with a lifetime) is the kept one's from now on.
         if let key = try? SSHSigningKey(added.key) { _ = keyring.remove(blob: key.publicBlob) }
+        return true
+    }
+
+    /// Whether a destination-restricted key may sign `data` here: only a login (a userauth
+    /// request) on a bound connection, for a user and over hops its constraints allow, whose
+    /// session is the one bound last and, past the first hop, whose host key is that binding's.
+    private func mayLogIn(with held: SSHKeyring.HeldKey, data: [UInt8]) -> Bool {
+        guard let last = bindings.last, let request = UserAuthRequest(data, keyBlob: held.key.publicBlob),
+              permitted(held.destinations, user: request.user), request.sessionID == last.sessionID else { return false }
+        if bindings.count > 1 && request.hostKey == nil { return false }
+        if let hostKey = request.hostKey, hostKey != last.hostKey { return false }
+        return true
+    }
+
+    /// OpenSSH's `identity_permitted`: every hop the connection's bindings record must be one a
+    /// constraint allows, from the origin on; only the last may be for authentication (`user`
+    /// is checked there, for a signature). Without `user` (a listing), a connection last bound for
+    /// forwarding sees only keys allowed beyond that host. An unbound connection is local use.
+    func permitted(_ destinations: [DestinationConstraint], user: String?) -> Bool {
+        guard !destinations.isEmpty, !bindings.isEmpty else { return true }
+        var from: SSHPublicKey?
+        for (index, binding) in bindings.enumerated() {
+            let isLast = index == bindings.count - 1
+            if isLast {
+                if binding.forwarded && user != nil { return false }
+            } else if !binding.forwarded {
+                return false
+            }
+            guard DestinationConstraint.permits(destinations, from: from, to: binding.hostKey, user: isLast ? user : nil) else { return false }
+            from = binding.hostKey
+        }
+        if let last = bindings.last, last.forwarded, user == nil,
+           !DestinationConstraint.permits(destinations, from: last.hostKey, to: nil, user: nil) {
+            return false
+        }
         return true
     }
 

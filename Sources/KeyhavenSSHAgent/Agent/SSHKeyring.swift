@@ -22,6 +22,15 @@ package final class SSHKeyring: Sendable {
         package let expiry: ContinuousClock.Instant?
         /// Whether each use asks the user first (`ssh-add -c`).
         package let confirm: Bool
+        /// The hops the key may be used on (`ssh-add -h`); empty: anywhere.
+        package let destinations: [DestinationConstraint]
+    }
+
+    /// What an add request's constraints ask for.
+    package struct Options: Sendable {
+        package var lifetime: UInt32?
+        package var confirm = false
+        package var destinations: [DestinationConstraint] = []
     }
 
     private struct State {
@@ -55,9 +64,10 @@ package final class SSHKeyring: Sendable {
     /// constraints (as OpenSSH's agent does). Constraints the agent cannot honour refuse the add:
     /// a key the user asked to restrict must never be held unrestricted.
     package func add(_ added: AgentRequest.AddedKey, at now: ContinuousClock.Instant = .now) throws(SSHAgentError) {
-        let (lifetime, confirm) = try Self.options(of: added, defaultLifetime: defaultLifetime)
+        let options = try Self.options(of: added, defaultLifetime: defaultLifetime)
         let key = try SSHSigningKey(added.key)
-        let held = HeldKey(key: key, comment: added.comment, expiry: lifetime.map { now + .seconds(Int64($0)) }, confirm: confirm)
+        let held = HeldKey(key: key, comment: added.comment, expiry: options.lifetime.map { now + .seconds(Int64($0)) },
+                           confirm: options.confirm, destinations: options.destinations)
         try state.withLock { (state: inout State) throws(SSHAgentError) in
             guard state.lock == nil else { throw SSHAgentError(.locked, "the agent is locked") }
             Self.forgetExpired(&state, now)
@@ -69,23 +79,22 @@ package final class SSHKeyring: Sendable {
         }
     }
 
-    /// The lifetime and confirmation an add request's constraints ask for. Constraints the agent
-    /// cannot honour refuse the add.
-    package static func options(of added: AgentRequest.AddedKey,
-                                defaultLifetime: UInt32?) throws(SSHAgentError) -> (lifetime: UInt32?, confirm: Bool) {
-        var lifetime = defaultLifetime
-        var confirm = false
+    /// The lifetime, confirmation and destinations an add request's constraints ask for.
+    /// Constraints the agent cannot honour refuse the add.
+    package static func options(of added: AgentRequest.AddedKey, defaultLifetime: UInt32?) throws(SSHAgentError) -> Options {
+        var options = Options(lifetime: defaultLifetime)
         for constraint in added.constraints {
             switch constraint {
-            case .lifetime(let seconds): lifetime = seconds
-            case .confirm: confirm = true
-            case .restrictDestination:
-                throw SSHAgentError(.unsupported, "destination constraints are not enforced by this agent yet")
+            case .lifetime(let seconds): options.lifetime = seconds
+            case .confirm: options.confirm = true
+            case .restrictDestination(let content):
+                guard options.destinations.isEmpty else { throw SSHAgentError(.malformed, "destination constraints given twice") }
+                options.destinations = try DestinationConstraint.read(content)
             case .associatedCertificates, .securityKeyProvider:
                 throw SSHAgentError(.unsupported, "the agent holds no security-key or token keys")
             }
         }
-        return (lifetime, confirm)
+        return options
     }
 
     /// Forgets the key named by `blob`; false when none is held (or the keyring is locked).
