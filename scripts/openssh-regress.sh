@@ -3,8 +3,8 @@
 # keyhaven-ssh-agent, with this machine's OpenSSH programs (ssh, sshd, ssh-add, ssh-keygen) and
 # the tests of the same release, each in a fresh keychain home and runtime folder.
 #
-#   scripts/openssh-regress.sh                   # agent agent-timeout agent-subprocess agent-ptrace
-#   scripts/openssh-regress.sh agent-restrict    # named tests
+#   scripts/openssh-regress.sh                   # agent agent-timeout agent-subprocess agent-ptrace agent-restrict
+#   scripts/openssh-regress.sh agent             # named tests
 #   OPENSSH_SOURCE=DIR scripts/openssh-regress.sh  # a checkout of openssh-portable at the release
 #   KEYHAVEN_BINARIES=DIR ...                    # keyhaven-ssh-agent built there (else swift build)
 #
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(agent agent-timeout agent-subprocess agent-ptrace)
+[ ${#tests[@]} -gt 0 ] || tests=(agent agent-timeout agent-subprocess agent-ptrace agent-restrict)
 for program in /usr/bin/ssh /usr/sbin/sshd /usr/bin/ssh-add /usr/bin/ssh-keygen; do
     [ -x "$program" ] || { echo "openssh-regress: $program is missing (scripts/bootstrap installs it)" >&2; exit 1; }
 done

@@ -131,4 +131,66 @@ import Testing
                                                                             Self.hop(user: pattern, host: "a.example", keys: [hostA]))]))
         #expect(DestinationConstraint.permits(constraints, from: nil, to: nil, user: user) == matches)
     }
+
+    /// A host certificate for `host`'s key, signed by `ca`, for `principals`, valid from `after` to `before`.
+    static func hostCertificate(_ host: Curve25519.Signing.PrivateKey, ca: Curve25519.Signing.PrivateKey, principals: [String],
+                                after: UInt64 = 0, before: UInt64 = .max) throws -> [UInt8] {
+        var writer = SSHWriter()
+        writer.text("ssh-ed25519-cert-v01@openssh.com"); writer.string([UInt8](repeating: 7, count: 32))
+        writer.string(Array(host.publicKey.rawRepresentation))
+        writer.uint32(0); writer.uint32(1); writer.uint32(2)  // serial 1, a host certificate
+        writer.text("host")
+        var names = SSHWriter()
+        for principal in principals { names.text(principal) }
+        writer.string(names.bytes)
+        writer.uint32(UInt32(after >> 32)); writer.uint32(UInt32(truncatingIfNeeded: after))
+        writer.uint32(UInt32(before >> 32)); writer.uint32(UInt32(truncatingIfNeeded: before))
+        writer.string([]); writer.string([]); writer.string([])
+        writer.string(KeyringTests.blob(ca))
+        var signature = SSHWriter()
+        signature.text("ssh-ed25519"); signature.string(Array(try ca.signature(for: writer.bytes)))
+        writer.string(signature.bytes)
+        return writer.bytes
+    }
+
+    func bind(_ session: inout SSHAgentSession, certificate: [UInt8], host: Curve25519.Signing.PrivateKey, id: [UInt8]) throws -> AgentReply {
+        var signature = SSHWriter()
+        signature.text("ssh-ed25519"); signature.string(Array(try host.signature(for: id)))
+        var content = SSHWriter()
+        content.string(certificate); content.string(id); content.string(signature.bytes); content.bool(false)
+        return session.reply(to: .extension(name: "session-bind@openssh.com", content: content.bytes))
+    }
+
+    @Test func aHostCertificateMatchesAConstraintOnItsCAForItsName() throws {
+        let ca = Curve25519.Signing.PrivateKey()
+        func session() throws -> SSHAgentSession {
+            let keyring = SSHKeyring()
+            var hop = SSHWriter()
+            hop.text(""); hop.text("c.example"); hop.string([]); hop.string(KeyringTests.blob(ca)); hop.bool(true)
+            let content = Self.constraints([(Self.hop(host: "", keys: []), hop.bytes)])
+            try keyring.add(KeyringTests.ed25519(comment: "certified-host", constraints: [.restrictDestination(constraints: content)]).0)
+            return SSHAgentSession(keyring: keyring) { _ in true }
+        }
+        let host = Curve25519.Signing.PrivateKey()
+        for (principals, before, listedThere) in [(["c.example"], UInt64.max, true), (["c.*"], .max, true), ([], .max, true),
+                                                  (["other.example"], .max, false), (["c.example"], 1000, false)] {
+            var bound = try session()
+            let certificate = try Self.hostCertificate(host, ca: ca, principals: principals, before: before)
+            guard case .success = try bind(&bound, certificate: certificate, host: host, id: [9]) else {
+                Issue.record("a host certificate's binding was refused"); continue
+            }
+            #expect(listed(&bound) == (listedThere ? ["certified-host"] : []), "\(principals) \(before)")
+        }
+        // A certificate its CA did not sign, or signed by another CA, binds nothing or matches nothing.
+        var forged = try Self.hostCertificate(host, ca: ca, principals: ["c.example"])
+        forged[60] ^= 1
+        var refused = try session()
+        guard case .extensionFailure = try bind(&refused, certificate: forged, host: host, id: [9]) else {
+            Issue.record("a certificate with a bad signature bound"); return
+        }
+        var otherCA = try session()
+        _ = try bind(&otherCA, certificate: try Self.hostCertificate(host, ca: Curve25519.Signing.PrivateKey(), principals: ["c.example"]),
+                     host: host, id: [9])
+        #expect(listed(&otherCA).isEmpty)
+    }
 }

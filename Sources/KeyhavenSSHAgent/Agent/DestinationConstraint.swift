@@ -15,11 +15,14 @@ package struct DestinationConstraint: Sendable, Equatable {
                 && lhs.keys.map(\.blob) == rhs.keys.map(\.blob) && lhs.keys.map(\.isCA) == rhs.keys.map(\.isCA)
         }
 
-        /// Whether `hostKey` is one of this hop's keys. Host certificates (a key named through its
-        /// CA) are not matched: the agent does not check certificates against host names, and
-        /// refuses rather than guess.
-        func matches(_ hostKey: SSHPublicKey) -> Bool {
-            keys.contains { !$0.isCA && $0.blob == hostKey.blob }
+        /// Whether the host a binding names is this hop (OpenSSH's `match_key_hop`): its key is
+        /// one of the hop's plain keys, or its certificate is signed by one of the hop's CA keys
+        /// and valid now for the hop's host name.
+        func matches(_ binding: SessionBinding) -> Bool {
+            if let certificate = binding.certificate {
+                return keys.contains { $0.isCA && $0.blob == certificate.signatureKey.blob } && certificate.isValid(forHost: hostname)
+            }
+            return keys.contains { !$0.isCA && $0.blob == binding.hostKeyBlob }
         }
     }
 
@@ -65,9 +68,10 @@ package struct DestinationConstraint: Sendable, Equatable {
         return Hop(user: user.isEmpty ? nil : user, hostname: hostname.isEmpty ? nil : hostname, keys: keys)
     }
 
-    /// Whether one of `constraints` allows the hop from `fromKey` (nil: the origin) to `toKey`
-    /// (nil: any) for `user` (nil: not checked).
-    package static func permits(_ constraints: [DestinationConstraint], from fromKey: SSHPublicKey?, to toKey: SSHPublicKey?, user: String?) -> Bool {
+    /// Whether one of `constraints` allows the hop from the host `fromKey` names (nil: the
+    /// origin) to the one `toKey` names (nil: any) for `user` (nil: not checked).
+    package static func permits(_ constraints: [DestinationConstraint], from fromKey: SessionBinding?, to toKey: SessionBinding?,
+                                user: String?) -> Bool {
         constraints.contains { constraint in
             if let fromKey {
                 guard constraint.from.matches(fromKey) else { return false }

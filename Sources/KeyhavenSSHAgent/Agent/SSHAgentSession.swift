@@ -106,8 +106,8 @@ package struct SSHAgentSession {
     private func mayLogIn(with held: SSHKeyring.HeldKey, data: [UInt8]) -> Bool {
         guard let last = bindings.last, let request = UserAuthRequest(data, keyBlob: held.key.publicBlob),
               permitted(held.destinations, user: request.user), request.sessionID == last.sessionID else { return false }
-        if bindings.count > 1 && request.hostKey == nil { return false }
-        if let hostKey = request.hostKey, hostKey != last.hostKey { return false }
+        if bindings.count > 1 && request.hostKeyBlob == nil { return false }
+        if let hostKey = request.hostKeyBlob, hostKey != last.hostKeyBlob { return false }
         return true
     }
 
@@ -117,7 +117,7 @@ package struct SSHAgentSession {
     /// forwarding sees only keys allowed beyond that host. An unbound connection is local use.
     func permitted(_ destinations: [DestinationConstraint], user: String?) -> Bool {
         guard !destinations.isEmpty, !bindings.isEmpty else { return true }
-        var from: SSHPublicKey?
+        var from: SessionBinding?
         for (index, binding) in bindings.enumerated() {
             let isLast = index == bindings.count - 1
             if isLast {
@@ -125,11 +125,11 @@ package struct SSHAgentSession {
             } else if !binding.forwarded {
                 return false
             }
-            guard DestinationConstraint.permits(destinations, from: from, to: binding.hostKey, user: isLast ? user : nil) else { return false }
-            from = binding.hostKey
+            guard DestinationConstraint.permits(destinations, from: from, to: binding, user: isLast ? user : nil) else { return false }
+            from = binding
         }
         if let last = bindings.last, last.forwarded, user == nil,
-           !DestinationConstraint.permits(destinations, from: last.hostKey, to: nil, user: nil) {
+           !DestinationConstraint.permits(destinations, from: last, to: nil, user: nil) {
             return false
         }
         return true
@@ -155,7 +155,7 @@ package struct SSHAgentSession {
         guard let binding = try? SessionBinding.verified(from: content) else { return false }
         for earlier in bindings {
             guard earlier.forwarded else { return false }
-            if earlier.sessionID == binding.sessionID { return earlier.hostKey == binding.hostKey }
+            if earlier.sessionID == binding.sessionID { return earlier.hostKeyBlob == binding.hostKeyBlob }
         }
         guard bindings.count < SessionBinding.maximumPerConnection else { return false }
         bindings.append(binding)

@@ -4,8 +4,8 @@
 struct UserAuthRequest: Sendable {
     let sessionID: [UInt8]
     let user: String
-    /// The destination's host key, in a host-bound request.
-    let hostKey: SSHPublicKey?
+    /// The destination's host key (or certificate) as the client names it, in a host-bound request.
+    let hostKeyBlob: [UInt8]?
 
     /// Reads `data` as a userauth request for the key `keyBlob`; nil when it is anything else.
     init?(_ data: [UInt8], keyBlob: [UInt8]) {
@@ -16,18 +16,18 @@ struct UserAuthRequest: Sendable {
               let method = try? reader.text(), (try? reader.bool()) == true,
               let algorithm = try? reader.text(), (try? reader.string()) == keyBlob,
               Self.algorithm(algorithm, fits: keyBlob) else { return nil }
-        var hostKey: SSHPublicKey?
+        var hostKeyBlob: [UInt8]?
         switch method {
         case "publickey-hostbound-v00@openssh.com":
-            guard let blob = try? reader.string(), let key = try? SSHPublicKey(blob: blob) else { return nil }
-            hostKey = key
+            guard let blob = try? reader.string() else { return nil }
+            hostKeyBlob = blob
         case "publickey":
             break
         default:
             return nil
         }
         guard reader.isAtEnd else { return nil }
-        (self.sessionID, self.user, self.hostKey) = (sessionID, user, hostKey)
+        (self.sessionID, self.user, self.hostKeyBlob) = (sessionID, user, hostKeyBlob)
     }
 
     /// Whether a signature algorithm's name is one of the key's type (RSA keys sign as

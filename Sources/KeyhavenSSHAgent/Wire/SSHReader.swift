@@ -24,6 +24,10 @@ package struct SSHReader: Sendable {
     }
 
     /// A string's bytes (a uint32 length, then that many bytes).
+    package mutating func uint64() throws(SSHAgentError) -> UInt64 {
+        (UInt64(try uint32()) << 32) | UInt64(try uint32())
+    }
+
     package mutating func string() throws(SSHAgentError) -> [UInt8] {
         let length = try uint32()
         return Array(try take(Int(length)))
