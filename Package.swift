@@ -355,7 +355,7 @@ let linuxTargets: [Target] = [
     // libFuzzer targets (scripts/fuzz.sh); a normal build replays saved inputs.
     .executableTarget(
         name: "keyhaven-fuzz",
-        dependencies: ["KeychainServices", "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "KeyhavenSyncCore",
+        dependencies: ["KeychainServices", "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "KeyhavenSyncCore", "KeyhavenSSHAgent",
                        .product(name: "Crypto", package: "swift-crypto")],
         path: "Tools/keyhaven-fuzz",
         swiftSettings: strictSwift

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(metadata keybag agent query keys certificates imports sync)
+[ ${#targets[@]} -eq 0 ] && targets=(metadata keybag agent query keys certificates imports sync ssh)
 swift build --build-path .build/fuzz --product keyhaven-fuzz \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DKEYHAVEN_FUZZING >/dev/null
 binary="$(swift build --build-path .build/fuzz --show-bin-path)/keyhaven-fuzz"

@@ -10,7 +10,7 @@ struct FuzzCorpusTests {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("FuzzCorpus")
     }
 
-    @Test("Every saved input of every fuzz target is handled without a crash", arguments: ["metadata", "keybag", "agent", "query", "keys", "certificates", "imports", "sync"])
+    @Test("Every saved input of every fuzz target is handled without a crash", arguments: ["metadata", "keybag", "agent", "query", "keys", "certificates", "imports", "sync", "ssh"])
     func replay(target: String) throws {
         let folder = Self.corpus.appendingPathComponent(target)
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map { folder.appendingPathComponent($0).path }

@@ -23,6 +23,8 @@ enum FuzzTarget: String, CaseIterable {
     case imports
     /// What a sync server sends a device: log entries, sealed records, key shares.
     case sync
+    /// What an SSH agent client sends: messages, session bindings, certificates, constraints.
+    case ssh
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -47,6 +49,8 @@ enum FuzzTarget: String, CaseIterable {
             ImportFuzzer.run(bytes)
         case .sync:
             SyncFuzzer.run(bytes)
+        case .ssh:
+            SSHFuzzer.run(bytes)
         }
     }
 
