@@ -1,3 +1,4 @@
+import Crypto
 import FoundationEssentials
 import KeychainModel
 import KeychainStore
@@ -53,8 +54,9 @@ final class SSHKeychainKeys: Sendable {
                 questions += 1
                 let context = owner.service.context(for: client)
                 do throws(StoreError) {
-                    guard var secret = try owner.secret(of: item, context) else { return nil }
+                    guard let stored = try owner.secret(of: item, context), var secret = stored.secret.map(Array.init) else { return nil }
                     defer { zeroize(&secret) }
+                    if item.inTPM { return try owner.tpmSignature(key: secret, reference: stored.persistentReference, data: data) }
                     let signed = try? SSHSigningKey(PrivateKeyFields.decoded(secret).fields).signature(for: data, flags: flags)
                     return signed
                 } catch where error.code == .interactionNotAllowed {
@@ -124,7 +126,7 @@ final class SSHKeychainKeys: Sendable {
     /// The private key of `item`, once the client's program may use it (``AgentService/checkSecrets``:
     /// its access object, the user's presence where the item asks for it); nil when the key is
     /// no longer there. A check that needs the user sets the context's question and throws.
-    func secret(of item: SSHKeyItem, _ context: RequestContext) throws(StoreError) -> [UInt8]? {
+    func secret(of item: SSHKeyItem, _ context: RequestContext) throws(StoreError) -> StoredItem? {
         var query = ItemQuery(itemClass: .genericPassword)
         query.criteria = SSHKeyItem.criteria
         query.criteria["acct"] = .string(item.account)
@@ -139,8 +141,19 @@ final class SSHKeychainKeys: Sendable {
             return nil
         }
         guard let stored = found.first, SSHKeyItem(attributes: stored.attributes)?.publicBlob == item.publicBlob else { return nil }
-        let allowed = try service.checkSecrets([(database, stored)], caller: caller, context)
-        return allowed.first?.item.secret.map(Array.init)
+        return try service.checkSecrets([(database, stored)], caller: caller, context).first?.item
+    }
+
+    /// An ECDSA P-256 signature by the TPM key `key` (its stored bytes), as SSH writes it: the
+    /// TPM signs SHA-256 of `data` (X9.62), and r and s become SSH's mpints.
+    func tpmSignature(key: [UInt8], reference: PersistentReference, data: [UInt8]) throws(StoreError) -> [UInt8]? {
+        let enclaveKey = try EnclaveKeyData(storedBytes: key)
+        var request = KeyOperationRequest(.sign, reference: reference)
+        request.algorithm = "algid:sign:ECDSA:message-X962:SHA256"
+        request.input = Data(data)
+        let der = try service.performEnclave(request, key: enclaveKey)
+        guard let signature = try? P256.Signing.ECDSASignature(derRepresentation: der) else { return nil }
+        return SSHSigningKey.ecdsaSignature("nistp256", signature.rawRepresentation)
     }
 
     /// Adds (or replaces) a key item.

@@ -18,20 +18,30 @@ package struct SSHNewKey: HelperCommand {
     package static let configuration = CommandConfiguration(
         commandName: "new-key", abstract: "Make an SSH key in a keychain and print its public key line (for authorized_keys).",
         discussion: """
-            The key never leaves the keychain: the agent signs with it. ssh and ssh-keygen, found on \
+            The key never leaves the keychain (with --tpm, the TPM): the agent signs with it. ssh and ssh-keygen, found on \
             PATH, may use it without asking; any other program asks the user. ssh-add -d and -D do \
             not remove it; keyhaven ssh delete does.
             """)
     @Argument(help: "The key's name: its comment and label.") package var name: String
-    @Option(name: .customLong("type"), help: "ed25519, ecdsa or rsa.") package var type: String = "ed25519"
+    @Option(name: .customLong("type"), help: "ed25519 (the default), ecdsa or rsa; with --tpm, ecdsa (P-256).") package var type: String?
     @Option(name: .customShort("b"), help: "ECDSA: 256, 384 or 521; RSA: 2048, 3072 or 4096.") package var bits: Int?
     @Flag(name: .customLong("confirm"), help: "Ask the user before each use, as ssh-add -c.") package var confirm = false
+    @Flag(name: .customLong("tpm"), help: "Make the key inside the TPM (ECDSA P-256, never exportable, never synced).") package var tpm = false
     @Option(name: .customShort("k"), help: "The keychain (default: the default keychain).") package var keychain: String?
 
     package init() {}
 
+    /// The key type asked for, or the default for where the key is made.
+    package var keyType: String { type ?? (tpm ? "ecdsa" : "ed25519") }
+
     package func validate() throws {
-        guard ["ed25519", "ecdsa", "rsa"].contains(type) else { throw ValidationError("--type is ed25519, ecdsa or rsa") }
+        guard ["ed25519", "ecdsa", "rsa"].contains(keyType) else { throw ValidationError("--type is ed25519, ecdsa or rsa") }
+        if tpm {
+            guard keyType == "ecdsa" else {
+                throw ValidationError("the TPM makes ECDSA P-256 keys only: TPM 2.0 has no Ed25519, and Keyhaven keeps no RSA keys in it")
+            }
+            guard bits == nil || bits == 256 else { throw ValidationError("the TPM makes ECDSA keys of 256 bits (P-256) only") }
+        }
         guard !name.isEmpty, !name.contains(where: \.isNewline) else { throw ValidationError("the name is empty or spans lines") }
     }
 

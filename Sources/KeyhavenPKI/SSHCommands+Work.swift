@@ -57,26 +57,40 @@ extension SSHNewKey: HelperWork {
             guard !programs.isEmpty else {
                 throw StoreError(.invalidParameter, "OpenSSH's ssh and ssh-keygen are not on PATH: no program could use the key")
             }
-            let made: (keyType: String, fields: PrivateKeyFields)
-            let key: SSHSigningKey
-            do throws(SSHAgentError) {
-                made = try SSHKeyGenerator.generate(SSHKeyGenerator.KeyType(rawValue: type)!, bits: bits)
-                key = try SSHSigningKey(made.fields)
-            } catch {
-                throw StoreError(.invalidParameter, error.message)
-            }
-            let item = SSHKeyItem(publicBlob: key.publicBlob, comment: name, confirm: confirm, origin: .made)
-            var secret = made.fields.encoded(keyType: made.keyType)
+            let session = try Session.open()
+            var (publicBlob, secret) = tpm ? try tpmKey(session) : try softwareKey()
             defer { zeroize(&secret) }
             var data = Data(secret)
             defer { data.resetBytes(in: 0..<data.count) }
-            let session = try Session.open()
+            let item = SSHKeyItem(publicBlob: publicBlob, comment: name, confirm: confirm, origin: .made, inTPM: tpm)
             // The agent hashes each path (unresolved applications), as for security(1)'s -T.
             let access = ItemAccess(applications: programs.map { TrustedApplication(path: $0, digest: Data()) })
             try session.send(.add(keychain: try session.path(keychain), item: NewItem(itemClass: .genericPassword, attributes: item.attributes,
                                                                                       secret: data, access: access), caller: SSHKeys.caller))
-            printLine(SSHKeys.publicLine(key.publicBlob, comment: name))
+            printLine(SSHKeys.publicLine(publicBlob, comment: name))
         }
+    }
+
+    /// A key made here by swift-crypto: its public blob and its private key's stored encoding.
+    private func softwareKey() throws(StoreError) -> ([UInt8], [UInt8]) {
+        do throws(SSHAgentError) {
+            let made = try SSHKeyGenerator.generate(SSHKeyGenerator.KeyType(rawValue: keyType)!, bits: bits)
+            return (try SSHSigningKey(made.fields).publicBlob, made.fields.encoded(keyType: made.keyType))
+        } catch {
+            throw StoreError(.invalidParameter, error.message)
+        }
+    }
+
+    /// A P-256 key made inside the TPM by the agent: its public blob, and the wrapped key with its
+    /// authorization (what only this machine's TPM can use).
+    private func tpmKey(_ session: Session) throws(StoreError) -> ([UInt8], [UInt8]) {
+        guard let bytes = try session.send(.createEnclaveKey).data else { throw StoreError(.internalError, "the agent returned no key") }
+        let key = try EnclaveKeyData(storedBytes: Array(bytes))
+        var blob = SSHWriter()
+        blob.text("ecdsa-sha2-nistp256")
+        blob.text("nistp256")
+        blob.string(key.publicKey)
+        return (blob.bytes, Array(bytes))
     }
 }
 
@@ -88,8 +102,8 @@ extension SSHList: HelperWork {
                 for (item, attributes) in try SSHKeys.kept(in: keychain, session) {
                     var constraints: [String] = []
                     if item.confirm { constraints.append("confirm each use") }
-                    let origin = item.origin == .made ? "made in the keychain" : "added by ssh-add"
-                    let synced = attributes["sync"] == .number(1) ? ", synchronizable" : ", this device only"
+                    let origin = item.inTPM ? "in the TPM, never synced" : item.origin == .made ? "made in the keychain" : "added by ssh-add"
+                    let synced = item.inTPM ? "" : attributes["sync"] == .number(1) ? ", synchronizable" : ", this device only"
                     printLine("\(item.comment.isEmpty ? "(no name)" : item.comment)\t\(SSHKeys.typeName(item.publicBlob))\t\(item.account)\t"
                               + "keychain \(keychain) (\(origin)\(synced))\t\(constraints.isEmpty ? "-" : constraints.joined(separator: ", "))")
                 }

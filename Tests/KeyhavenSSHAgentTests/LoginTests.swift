@@ -57,3 +57,35 @@ extension AgentProgramTests {
         }
     }
 }
+
+extension AgentProgramTests {
+    @Test(.enabled(if: TestTPM.isAvailable, "needs swtpm and tpm2-tools (scripts/bootstrap)"))
+    func aKeyInTheTPMLogsInAndSigns() throws {
+        let tpm = try TestTPM()
+        defer { tpm.remove() }
+        try withAgent(["--keychain"], extra: ["KEYHAVEN_TPM": tpm.tcti]) { agent in
+            let made = try agent.run(Self.keyhaven, ["ssh", "new-key", "hardware", "--tpm"])
+            #expect(made.status == 0, "\(made.error)")
+            let line = made.output.trimmingCharacters(in: .newlines)
+            #expect(line.hasPrefix("ecdsa-sha2-nistp256 AAAA") && line.hasSuffix(" hardware"))
+            let refused = try agent.run(Self.keyhaven, ["ssh", "new-key", "soft", "--tpm", "--type", "ed25519"])
+            #expect(refused.status == 64 && refused.error.contains("TPM 2.0 has no Ed25519"), "\(refused.error)")
+            let listed = try agent.run(Self.keyhaven, ["ssh", "list"]).output
+            #expect(listed.contains("hardware\tecdsa-sha2-nistp256\tSHA256:") && listed.contains("in the TPM, never synced"), "\(listed)")
+
+            let server = try SSHServer.start(in: agent.folder, authorizedKeys: [line], certificateAuthority: nil)
+            defer { server.stop() }
+            let login = try server.login(agentSocket: agent.socket, environment: agent.environment)
+            #expect(login.status == 0 && login.output == "logged-in\n", "\(login.error)")
+
+            try (line + "\n").write(toFile: agent.folder + "/hardware.pub", atomically: true, encoding: .utf8)
+            try "a tag".write(toFile: agent.folder + "/message", atomically: true, encoding: .utf8)
+            let signed = try agent.run("/usr/bin/ssh-keygen", ["-Y", "sign", "-n", "git", "-f", agent.folder + "/hardware.pub", agent.folder + "/message"])
+            #expect(signed.status == 0, "\(signed.error)")
+            try ("someone " + line + "\n").write(toFile: agent.folder + "/allowed", atomically: true, encoding: .utf8)
+            let verified = try agent.run("/usr/bin/ssh-keygen", ["-Y", "verify", "-f", agent.folder + "/allowed", "-I", "someone", "-n", "git",
+                                                                "-s", agent.folder + "/message.sig"], input: "a tag")
+            #expect(verified.status == 0, "\(verified.error)")
+        }
+    }
+}

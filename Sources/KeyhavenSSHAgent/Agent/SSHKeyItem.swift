@@ -26,6 +26,10 @@ package struct SSHKeyItem: Sendable, Equatable {
     package let comment: String
     package let confirm: Bool
     package let origin: Origin
+    /// Whether the private key is inside the TPM (ECDSA P-256, `keyhaven ssh new-key --tpm`): the
+    /// item's secret is then the TPM's wrapped key and its authorization, which only this
+    /// machine's TPM can use, and the item never syncs.
+    package let inTPM: Bool
 
     /// `kSecAttrService` of every SSH key item.
     package static let service = "keyhaven.ssh-key"
@@ -35,8 +39,8 @@ package struct SSHKeyItem: Sendable, Equatable {
     /// `kSecAttrDescription`, the kind Keychain Access shows.
     package static let kind = "SSH key"
 
-    package init(publicBlob: [UInt8], comment: String, confirm: Bool, origin: Origin) {
-        (self.publicBlob, self.comment, self.confirm, self.origin) = (publicBlob, comment, confirm, origin)
+    package init(publicBlob: [UInt8], comment: String, confirm: Bool, origin: Origin, inTPM: Bool = false) {
+        (self.publicBlob, self.comment, self.confirm, self.origin, self.inTPM) = (publicBlob, comment, confirm, origin, inTPM)
     }
 
     /// OpenSSH's fingerprint of the blob: the item's account, unique per key in a keychain.
@@ -49,10 +53,12 @@ package struct SSHKeyItem: Sendable, Equatable {
         record.string(publicBlob)
         record.byte(origin.rawValue)
         record.bool(confirm)
+        record.bool(inTPM)
         return [
             "svce": .string(Self.service), "acct": .string(account), "agrp": .string(Self.group),
             "labl": .string(comment.isEmpty ? "SSH key \(account)" : comment), "desc": .string(Self.kind),
-            "gena": .data(Data(record.bytes)), "pdmn": .string(KeyClass.whenUnlocked.rawValue), "sync": .number(0),
+            "gena": .data(Data(record.bytes)),
+            "pdmn": .string((inTPM ? KeyClass.whenUnlockedThisDeviceOnly : KeyClass.whenUnlocked).rawValue), "sync": .number(0),
         ]
     }
 
@@ -64,11 +70,12 @@ package struct SSHKeyItem: Sendable, Equatable {
         guard attributes["svce"] == .string(Self.service), case .data(let data)? = attributes["gena"] else { return nil }
         var reader = SSHReader(Array(data))
         guard (try? reader.byte()) == 1, let blob = try? reader.string(), let origin = (try? reader.byte()).flatMap(Origin.init),
-              let confirm = try? reader.bool(), reader.isAtEnd, attributes["acct"] == .string(SSHPublicKey.fingerprint(of: blob)) else {
+              let confirm = try? reader.bool(), let inTPM = try? reader.bool(), reader.isAtEnd,
+              attributes["acct"] == .string(SSHPublicKey.fingerprint(of: blob)) else {
             return nil
         }
         var comment = ""
         if case .string(let label)? = attributes["labl"], label != "SSH key \(SSHPublicKey.fingerprint(of: blob))" { comment = label }
-        self.init(publicBlob: blob, comment: comment, confirm: confirm, origin: origin)
+        self.init(publicBlob: blob, comment: comment, confirm: confirm, origin: origin, inTPM: inTPM)
     }
 }

@@ -73,7 +73,7 @@ package struct SSHSigningKey: Sendable {
     }
 
     /// r and s as mpints (RFC 5656, section 3.1.2), from swift-crypto's r || s.
-    static func ecdsaSignature(_ curve: String, _ raw: Data) -> [UInt8] {
+    package static func ecdsaSignature(_ curve: String, _ raw: Data) -> [UInt8] {
         let half = raw.count / 2
         var inner = SSHWriter()
         inner.mpint(Array(raw.prefix(half)))
