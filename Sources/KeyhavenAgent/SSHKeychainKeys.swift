@@ -54,7 +54,10 @@ final class SSHKeychainKeys: Sendable {
                 questions += 1
                 let context = owner.service.context(for: client)
                 do throws(StoreError) {
-                    guard let stored = try owner.secret(of: item, context), var secret = stored.secret.map(Array.init) else { return nil }
+                    guard var stored = try owner.secret(of: item, context), var secret = stored.secret.map(Array.init) else { return nil }
+                    // The item's copy too: it is this function's alone by now, so it is zeroed in place.
+                    let count = stored.secret?.count ?? 0
+                    stored.secret?.resetBytes(in: 0..<count)
                     defer { zeroize(&secret) }
                     if item.inTPM { return try owner.tpmSignature(key: secret, reference: stored.persistentReference, data: data) }
                     let signed = try? SSHSigningKey(PrivateKeyFields.decoded(secret).fields).signature(for: data, flags: flags)

@@ -26,6 +26,8 @@ package struct SSHNewKey: HelperCommand {
     @Option(name: .customLong("type"), help: "ed25519 (the default), ecdsa or rsa; with --tpm, ecdsa (P-256).") package var type: String?
     @Option(name: .customShort("b"), help: "ECDSA: 256, 384 or 521; RSA: 2048, 3072 or 4096.") package var bits: Int?
     @Flag(name: .customLong("confirm"), help: "Ask the user before each use, as ssh-add -c.") package var confirm = false
+    @Option(name: .customLong("namespace"), help: "Limit the key to signing in this SSHSIG namespace (git, file; repeat for more): it then signs nothing else, logins included.")
+    package var namespaces: [String] = []
     @Flag(name: .customLong("tpm"), help: "Make the key inside the TPM (ECDSA P-256, never exportable, never synced).") package var tpm = false
     @Option(name: .customShort("k"), help: "The keychain (default: the default keychain).") package var keychain: String?
 
@@ -43,6 +45,9 @@ package struct SSHNewKey: HelperCommand {
             guard bits == nil || bits == 256 else { throw ValidationError("the TPM makes ECDSA keys of 256 bits (P-256) only") }
         }
         guard !name.isEmpty, !name.contains(where: \.isNewline) else { throw ValidationError("the name is empty or spans lines") }
+        guard namespaces.allSatisfy({ !$0.isEmpty && !$0.contains(where: \.isNewline) }), namespaces.count <= 64 else {
+            throw ValidationError("a namespace is empty or spans lines (at most 64)")
+        }
     }
 
     package func run() throws { try HelperDispatch.run(self) }

@@ -62,7 +62,7 @@ extension SSHNewKey: HelperWork {
             defer { zeroize(&secret) }
             var data = Data(secret)
             defer { data.resetBytes(in: 0..<data.count) }
-            let item = SSHKeyItem(publicBlob: publicBlob, comment: name, confirm: confirm, origin: .made, inTPM: tpm)
+            let item = SSHKeyItem(publicBlob: publicBlob, comment: name, confirm: confirm, origin: .made, inTPM: tpm, namespaces: namespaces)
             // The agent hashes each path (unresolved applications), as for security(1)'s -T.
             let access = ItemAccess(applications: programs.map { TrustedApplication(path: $0, digest: Data()) })
             try session.send(.add(keychain: try session.path(keychain), item: NewItem(itemClass: .genericPassword, attributes: item.attributes,
@@ -102,6 +102,7 @@ extension SSHList: HelperWork {
                 for (item, attributes) in try SSHKeys.kept(in: keychain, session) {
                     var constraints: [String] = []
                     if item.confirm { constraints.append("confirm each use") }
+                    if !item.namespaces.isEmpty { constraints.append("signs in " + item.namespaces.joined(separator: ", ") + " only") }
                     let origin = item.inTPM ? "in the TPM, never synced" : item.origin == .made ? "made in the keychain" : "added by ssh-add"
                     let synced = item.inTPM ? "" : attributes["sync"] == .number(1) ? ", synchronizable" : ", this device only"
                     printLine("\(item.comment.isEmpty ? "(no name)" : item.comment)\t\(SSHKeys.typeName(item.publicBlob))\t\(item.account)\t"

@@ -90,7 +90,8 @@ import Testing
             #expect(try SSHSigningKey(decoded.fields).publicBlob == SSHSigningKey(fields).publicBlob)
             #expect(throws: SSHAgentError.self) { try PrivateKeyFields.decoded(encoded + [0]) }
         }
-        let item = SSHKeyItem(publicBlob: try SSHSigningKey(ecdsa).publicBlob, comment: "", confirm: true, origin: .made)
+        let item = SSHKeyItem(publicBlob: try SSHSigningKey(ecdsa).publicBlob, comment: "", confirm: true, origin: .made, namespaces: ["git", "file"])
+        #expect(item.allows(namespace: "git") && !item.allows(namespace: "other") && !item.allows(namespace: nil))
         #expect(SSHKeyItem(attributes: item.attributes) == item)
         var forged = item.attributes
         forged["acct"] = .string("SHA256:another")

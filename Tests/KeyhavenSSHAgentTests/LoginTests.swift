@@ -89,3 +89,37 @@ extension AgentProgramTests {
         }
     }
 }
+
+extension AgentProgramTests {
+    /// git's own SSH signing (`gpg.format=ssh`) with a key made in the keychain: git runs
+    /// `ssh-keygen -Y sign` with the public key, which asks the agent.
+    @Test func gitSignsACommitWithAKeyFromTheKeychain() throws {
+        try withAgent(["--keychain"]) { agent in
+            let made = try agent.run(Self.keyhaven, ["ssh", "new-key", "git-signing", "--namespace", "git"])
+            #expect(made.status == 0, "\(made.error)")
+            let line = made.output.trimmingCharacters(in: .newlines)
+            let publicKey = agent.folder + "/git-signing.pub"
+            try (line + "\n").write(toFile: publicKey, atomically: true, encoding: .utf8)
+            try ("someone@example.com " + line + "\n").write(toFile: agent.folder + "/allowed_signers", atomically: true, encoding: .utf8)
+            let repository = agent.folder + "/repository"
+            let git = { (arguments: [String]) throws -> CommandRunner.Result in
+                try agent.run("/usr/bin/git", ["-C", repository] + arguments, extra: ["GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1",
+                                                                                      "HOME": agent.folder])
+            }
+            try FileManager.default.createDirectory(atPath: repository, withIntermediateDirectories: true)
+            #expect(try git(["init", "-q"]).status == 0)
+            for (name, value) in [("user.name", "Someone"), ("user.email", "someone@example.com"), ("gpg.format", "ssh"),
+                                  ("user.signingkey", publicKey), ("gpg.ssh.allowedSignersFile", agent.folder + "/allowed_signers")] {
+                #expect(try git(["config", name, value]).status == 0)
+            }
+            let committed = try git(["commit", "-q", "--allow-empty", "-S", "-m", "signed by the keychain's key"])
+            #expect(committed.status == 0, "\(committed.error)")
+            let verified = try git(["verify-commit", "HEAD"])
+            #expect(verified.status == 0 && verified.error.contains("Good \"git\" signature for someone@example.com"), "\(verified.error)")
+            // Limited to the namespace git: it signs nothing else.
+            try "data".write(toFile: agent.folder + "/file", atomically: true, encoding: .utf8)
+            #expect(try agent.run("/usr/bin/ssh-keygen", ["-Y", "sign", "-n", "file", "-f", publicKey, agent.folder + "/file"]).status != 0)
+            #expect(try agent.run(Self.keyhaven, ["ssh", "list"]).output.contains("signs in git only"))
+        }
+    }
+}

@@ -76,7 +76,7 @@ package struct SSHAgentSession {
             guard decide(use) else { return nil }
             return try? held.key.signature(for: data, flags: flags)
         }
-        guard let vault, let kept = vault.keys().first(where: { $0.publicBlob == blob }) else { return nil }
+        guard let vault, let kept = vault.keys().first(where: { $0.publicBlob == blob }), kept.allows(namespace: namespace) else { return nil }
         let use = KeyUse(publicBlob: blob, comment: kept.comment, confirm: kept.confirm, destination: destination,
                          forwarded: forwarded, namespace: namespace)
         guard decide(use) else { return nil }

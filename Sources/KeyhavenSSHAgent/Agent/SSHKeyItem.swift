@@ -30,6 +30,9 @@ package struct SSHKeyItem: Sendable, Equatable {
     /// item's secret is then the TPM's wrapped key and its authorization, which only this
     /// machine's TPM can use, and the item never syncs.
     package let inTPM: Bool
+    /// The SSHSIG namespaces the key may sign in (`keyhaven ssh new-key --namespace git`); empty:
+    /// any use. A key limited to namespaces signs nothing else, logins included.
+    package let namespaces: [String]
 
     /// `kSecAttrService` of every SSH key item.
     package static let service = "keyhaven.ssh-key"
@@ -39,8 +42,14 @@ package struct SSHKeyItem: Sendable, Equatable {
     /// `kSecAttrDescription`, the kind Keychain Access shows.
     package static let kind = "SSH key"
 
-    package init(publicBlob: [UInt8], comment: String, confirm: Bool, origin: Origin, inTPM: Bool = false) {
+    package init(publicBlob: [UInt8], comment: String, confirm: Bool, origin: Origin, inTPM: Bool = false, namespaces: [String] = []) {
         (self.publicBlob, self.comment, self.confirm, self.origin, self.inTPM) = (publicBlob, comment, confirm, origin, inTPM)
+        self.namespaces = namespaces
+    }
+
+    /// Whether the key may sign data of `namespace` (nil: not an SSHSIG request, a login).
+    package func allows(namespace: String?) -> Bool {
+        namespaces.isEmpty || namespace.map(namespaces.contains) == true
     }
 
     /// OpenSSH's fingerprint of the blob: the item's account, unique per key in a keychain.
@@ -54,6 +63,8 @@ package struct SSHKeyItem: Sendable, Equatable {
         record.byte(origin.rawValue)
         record.bool(confirm)
         record.bool(inTPM)
+        record.uint32(UInt32(namespaces.count))
+        for namespace in namespaces { record.text(namespace) }
         return [
             "svce": .string(Self.service), "acct": .string(account), "agrp": .string(Self.group),
             "labl": .string(comment.isEmpty ? "SSH key \(account)" : comment), "desc": .string(Self.kind),
@@ -70,12 +81,17 @@ package struct SSHKeyItem: Sendable, Equatable {
         guard attributes["svce"] == .string(Self.service), case .data(let data)? = attributes["gena"] else { return nil }
         var reader = SSHReader(Array(data))
         guard (try? reader.byte()) == 1, let blob = try? reader.string(), let origin = (try? reader.byte()).flatMap(Origin.init),
-              let confirm = try? reader.bool(), let inTPM = try? reader.bool(), reader.isAtEnd,
-              attributes["acct"] == .string(SSHPublicKey.fingerprint(of: blob)) else {
+              let confirm = try? reader.bool(), let inTPM = try? reader.bool(), let count = try? reader.uint32(), count <= 64 else {
             return nil
         }
+        var namespaces: [String] = []
+        for _ in 0..<count {
+            guard let namespace = try? reader.text() else { return nil }
+            namespaces.append(namespace)
+        }
+        guard reader.isAtEnd, attributes["acct"] == .string(SSHPublicKey.fingerprint(of: blob)) else { return nil }
         var comment = ""
         if case .string(let label)? = attributes["labl"], label != "SSH key \(SSHPublicKey.fingerprint(of: blob))" { comment = label }
-        self.init(publicBlob: blob, comment: comment, confirm: confirm, origin: origin, inTPM: inTPM)
+        self.init(publicBlob: blob, comment: comment, confirm: confirm, origin: origin, inTPM: inTPM, namespaces: namespaces)
     }
 }
