@@ -86,17 +86,16 @@ package struct SSHAgentSession {
     /// An add goes to the vault unless it has a lifetime or destinations (or there is no vault).
     /// A key held already that this connection may not use is not replaced.
     private func add(_ added: AgentRequest.AddedKey) -> Bool {
-        if let blob = try? SSHSigningKey(added.key).publicBlob, let held = keyring.key(blob: blob),
-           !permitted(held.destinations, user: nil) {
-            return false
-        }
+        // Made once here: a key that does not match its public half fails the add at once.
+        guard let blob = try? SSHSigningKey(added.key).publicBlob else { return false }
+        if let held = keyring.key(blob: blob), !permitted(held.destinations, user: nil) { return false }
         guard let vault, let options = try? SSHKeyring.options(of: added, defaultLifetime: keyring.defaultLifetime),
               options.lifetime == nil, options.destinations.isEmpty else {
             return (try? keyring.add(added)) != nil
         }
         guard (try? vault.keep(added, confirm: options.confirm)) != nil else { return false }
         // The same key held in memory before (with a lifetime) is the kept one's from now on.
-        if let key = try? SSHSigningKey(added.key) { _ = keyring.remove(blob: key.publicBlob) }
+        _ = keyring.remove(blob: blob)
         return true
     }
 
