@@ -162,6 +162,7 @@ let linuxTargets: [Target] = [
         name: "KeyhavenSyncServer",
         dependencies: [
             "KeyhavenSyncCore",
+            "CHardening",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Hummingbird", package: "hummingbird"),

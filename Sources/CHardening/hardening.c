@@ -32,6 +32,10 @@ int kh_wipe_freed_memory(int byte) {
     return mallopt(M_PERTURB, byte & 0xff);
 }
 
+int kh_map_large_buffers(unsigned long threshold) {
+    return mallopt(M_MMAP_THRESHOLD, (int)threshold);
+}
+
 int kh_pidfd_open(int pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
 }

@@ -28,6 +28,9 @@ package final class BodyBudget: Sendable {
         (self.perAddress, self.total) = (perAddress, total)
     }
 
+    /// The bytes held now, by every address.
+    package var held: Int { state.withLock { $0.held } }
+
     /// Takes `count` more bytes for a body from `address`, or refuses and takes none.
     package func take(_ count: Int, for address: String) throws(Refusal) {
         try state.withLock { (state) throws(Refusal) in
@@ -37,6 +40,20 @@ package final class BodyBudget: Sendable {
             state.byAddress[address] = mine + count
             state.held += count
         }
+    }
+
+    /// Takes `count` bytes of the server's total alone, for as long as a body moves to a larger
+    /// buffer: both buffers live during the copy, but the address keeps only the larger one.
+    package func takeForCopy(_ count: Int) throws(Refusal) {
+        try state.withLock { (state) throws(Refusal) in
+            guard state.held + count <= total else { throw .server }
+            state.held += count
+        }
+    }
+
+    /// Gives back what ``takeForCopy(_:)`` took, once the copy is done.
+    package func giveAfterCopy(_ count: Int) {
+        state.withLock { $0.held -= count }
     }
 
     /// Gives back `count` bytes that a body from `address` took.

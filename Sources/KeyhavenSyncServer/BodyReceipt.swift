@@ -14,8 +14,12 @@ final class BodyReceipt: Sendable {
     private let state: Mutex<State>
 
     private struct State {
-        /// The bytes so far, all of them held in the budget until ``release()``.
+        /// The bytes so far.
         var bytes: [UInt8] = []
+        /// What the body holds of the budget until ``release()``: its bytes, or the whole buffer
+        /// once the body outgrew what its length announced (a grown buffer is resident as the
+        /// bytes fill it, and the budget must bound what the server holds, not what it was sent).
+        var held = 0
         var released = false
         var lastChunk: ContinuousClock.Instant
         /// Why the body was found overdue, once it was.
@@ -34,11 +38,19 @@ final class BodyReceipt: Sendable {
     func append(_ chunk: ByteBuffer) throws(SyncServerError) {
         try state.withLock { (state) throws(SyncServerError) in
             guard !state.released else { throw SyncServerError(.timedOut, "the request body came too slowly") }
-            guard state.bytes.count + chunk.readableBytes <= limit else {
+            let needed = state.bytes.count + chunk.readableBytes
+            guard needed <= limit else {
                 throw SyncServerError(.tooLarge, "the request body is over \(SyncService.size(limit))")
             }
             do throws(BodyBudget.Refusal) {
-                try budget.take(chunk.readableBytes, for: key)
+                if needed <= state.bytes.capacity {
+                    if needed > state.held {
+                        try budget.take(needed - state.held, for: key)
+                        state.held = needed
+                    }
+                } else {
+                    try grow(&state, to: min(limit, max(needed, state.bytes.capacity * 2)))
+                }
             } catch .address {
                 throw SyncServerError(.tooManyRequests, "this address is sending as much as it may at once: wait for its other requests")
             } catch {
@@ -47,6 +59,26 @@ final class BodyReceipt: Sendable {
             state.bytes.append(contentsOf: chunk.readableBytesView)
             state.lastChunk = .now
         }
+    }
+
+    /// Moves the bytes to a buffer of `capacity`, holding it all of the budget, and the old
+    /// buffer too while the copy lasts; refused, it takes nothing and leaves the bytes as they were.
+    private func grow(_ state: inout State, to capacity: Int) throws(BodyBudget.Refusal) {
+        let more = max(0, capacity - state.held)
+        try budget.take(more, for: key)
+        do throws(BodyBudget.Refusal) {
+            try budget.takeForCopy(state.bytes.count)
+        } catch {
+            budget.give(more, for: key)
+            throw error
+        }
+        var larger: [UInt8] = []
+        larger.reserveCapacity(capacity)
+        larger.append(contentsOf: state.bytes)
+        let copied = state.bytes.count
+        state.bytes = larger
+        budget.giveAfterCopy(copied)
+        state.held += more
     }
 
     /// The body, once whole.
@@ -80,7 +112,7 @@ final class BodyReceipt: Sendable {
         let held = state.withLock { state -> Int in
             guard !state.released else { return 0 }
             state.released = true
-            return state.bytes.count
+            return state.held
         }
         budget.give(held, for: key)
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CHardening
 import FoundationEssentials
 import Hummingbird
 import HummingbirdCore
@@ -133,6 +134,9 @@ package struct SyncServerCommand: ParsableCommand {
     /// the database pool. Past ``gracefulBound`` what is left is cancelled: a push cut short is a
     /// transaction PostgreSQL rolls back, so nothing is half-written.
     package func serve() async throws {
+        // A request body of a MiB or more is mapped on its own, so what a flood of bodies took
+        // goes back to the system when they end.
+        _ = kh_map_large_buffers(1 << 20)
         var logger = Logger(label: "keyhaven-sync-server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let registry = PrometheusCollectorRegistry()

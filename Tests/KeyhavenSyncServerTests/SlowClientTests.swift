@@ -92,6 +92,38 @@ struct SlowClientTests {
         #expect(slow.overdue()?.message.contains("slower than 1 MiB a second") == true)
     }
 
+    @Test("A body of no announced length holds its whole buffer, and the old one too while it grows; refused, it holds what it held")
+    func receiptHoldsItsBuffer() throws {
+        let mebibyte = 1 << 20, chunk = ByteBuffer(bytes: [UInt8](repeating: 7, count: 1 << 20))
+        let roomy = BodyBudget(perAddress: 2 * mebibyte, total: 3 * mebibyte)
+        let growing = BodyReceipt(budget: roomy, key: "a", limit: 2 * mebibyte, declared: nil, limits: SyncLimits())
+        try growing.append(chunk)
+        #expect(roomy.held == mebibyte)
+        // 1 MiB kept, 1 MiB more for the larger buffer, 1 MiB while the first is copied: 3 MiB.
+        try growing.append(chunk)
+        #expect(roomy.held == 2 * mebibyte)
+        #expect(growing.bytes.count == 2 * mebibyte && growing.bytes.allSatisfy { $0 == 7 })
+        growing.release()
+        #expect(roomy.held == 0)
+
+        let tight = BodyBudget(perAddress: 2 * mebibyte, total: 3 * mebibyte - 1)
+        let refused = BodyReceipt(budget: tight, key: "a", limit: 2 * mebibyte, declared: nil, limits: SyncLimits())
+        try refused.append(chunk)
+        #expect(throws: SyncServerError.self) { try refused.append(chunk) }
+        #expect(tight.held == mebibyte && refused.bytes.count == mebibyte)
+        refused.release()
+        #expect(tight.held == 0)
+
+        // A body whose length was announced holds its bytes as they come, not the room kept for them.
+        let announced = BodyBudget(perAddress: 2 * mebibyte, total: 2 * mebibyte)
+        let declared = BodyReceipt(budget: announced, key: "a", limit: 2 * mebibyte, declared: 2 * mebibyte, limits: SyncLimits())
+        try declared.append(chunk)
+        #expect(announced.held == mebibyte)
+        try declared.append(chunk)
+        #expect(announced.held == 2 * mebibyte)
+        declared.release()
+    }
+
     @Test("IPv6 clients count by their /64, IPv4-mapped ones as IPv4, IPv4 ones as they are")
     func clientKeys() {
         #expect(ClientKey.of("2001:db8:1:2:3:4:5:6") == "2001:db8:1:2::/64")

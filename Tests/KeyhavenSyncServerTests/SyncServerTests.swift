@@ -353,10 +353,12 @@ struct SyncServerTests {
             #expect(await client.isHealthy())
             let during = try rss()
             let printed = flood.rest()
-            #expect(during - before < 320 << 20, "RSS grew from \(before >> 20) MiB to \(during >> 20) MiB")
+            // The budget (256 MiB) bounds the bodies' buffers; 32 MiB more is the connections' own.
+            #expect(during - before < 288 << 20, "RSS grew from \(before >> 20) MiB to \(during >> 20) MiB")
             let lines = printed.split(separator: "\n").filter { $0.first?.isNumber == true }
             #expect(lines.count == 14, "\(printed)")
-            // The relay refuses past 64 KiB; of the pushes, four fit the budget and the others are refused.
+            // The relay refuses past 64 KiB. Of the pushes, three or four fit the budget: a body of
+            // no announced length holds its whole buffer, and the old one while it moves to a larger.
             for line in lines where Int(line.split(separator: " ")[0])! < 8 { #expect(line.contains("413"), "\(line)") }
             let pushes = lines.filter { Int($0.split(separator: " ")[0])! >= 8 }
             #expect(pushes.filter { $0.contains("503") }.count >= 2, "\(pushes)")

@@ -18,6 +18,12 @@ int kh_is_dumpable(void);
 /// that cache switched off (GLIBC_TUNABLES glibc.malloc.tcache_count=0).
 int kh_wipe_freed_memory(int byte);
 
+/// Has glibc's allocator map every block of `threshold` bytes or more on its own and unmap it when
+/// freed (a fixed M_MMAP_THRESHOLD), so what large buffers took goes back to the system once
+/// they are freed. glibc's moving threshold would put such blocks in the heap, where freed memory
+/// stays. Returns 1 when set.
+int kh_map_large_buffers(unsigned long threshold);
+
 /// pidfd_open(2): a descriptor that refers to process `pid` (and only it, even after its pid is
 /// reused). -1 with errno set (ENOSYS before Linux 5.3).
 int kh_pidfd_open(int pid);
