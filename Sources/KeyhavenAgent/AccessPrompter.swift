@@ -88,17 +88,25 @@ package final class AccessPrompter: Sendable {
         }
     }
 
-    /// Asks the user to allow one use that `description` names (Allow or Deny): a signature with
-    /// an SSH key added to confirm each use. Statuses as ``ask(_:client:identity:database:)``'s.
-    package func confirm(_ description: String, client: ClientProcess, identity: ApplicationIdentity) throws(StoreError) {
-        _ = try converse(client: client, identity: identity) { pinentry, terminal, terminalType in
+    /// Asks the user to allow one use that `description` names: a signature with an SSH key added
+    /// to confirm each use. With `standing`, the label of a second button that allows this use and
+    /// those like it (an approval): true when the user chose it. Statuses as
+    /// ``ask(_:client:identity:database:)``'s.
+    package func confirm(_ description: String, client: ClientProcess, identity: ApplicationIdentity,
+                         standing: String? = nil) throws(StoreError) -> Bool {
+        let answer = try converse(client: client, identity: identity) { pinentry, terminal, terminalType in
             try self.setUp(pinentry, terminal: terminal, terminalType: terminalType)
             try pinentry.set("SETDESC", description)
-            try pinentry.set("SETOK", "Allow")
+            try pinentry.set("SETOK", standing == nil ? "Allow" : "Allow once")
+            if let standing { try pinentry.set("SETNOTOK", standing) }
             try pinentry.set("SETCANCEL", "Deny")
-            guard try pinentry.confirm() == .ok else { throw StoreError(.authFailed, "the user denied the use") }
-            return .allowOnce
+            switch try pinentry.confirm() {
+            case .ok: return .allowOnce
+            case .notOK where standing != nil: return .alwaysAllow
+            case .notOK, .cancel: throw StoreError(.authFailed, "the user denied the use")
+            }
         }
+        return answer == .alwaysAllow
     }
 
     /// Starts pinentry on the session's display and the client's terminal, one prompt at a time

@@ -46,7 +46,7 @@ final class AgentConnection: Sendable {
         /// The agent stops once the answer is written (a `shutdown` request).
         case stop
         /// The connection carries SSH agent hand-overs from now on (``SSHAgentHost``).
-        case sshHandovers(defaultLifetime: UInt32?, keychain: String?)
+        case sshHandovers(defaultLifetime: UInt32?, keychain: String?, approvalMinutes: UInt32)
     }
 
     /// Serves the connection until the client closes it, sends something malformed, or asks the
@@ -80,8 +80,11 @@ final class AgentConnection: Sendable {
             case .stop:
                 onShutdown()
                 return
-            case .sshHandovers(let defaultLifetime, let keychain):
-                if !broken { SSHAgentHost(service: service).serveHandovers(on: fd, defaultLifetime: defaultLifetime, keychain: keychain) }
+            case .sshHandovers(let defaultLifetime, let keychain, let approvalMinutes):
+                if !broken {
+                    SSHAgentHost(service: service, approvalMinutes: Int(approvalMinutes))
+                        .serveHandovers(on: fd, defaultLifetime: defaultLifetime, keychain: keychain)
+                }
                 return
             }
         }
@@ -122,7 +125,7 @@ final class AgentConnection: Sendable {
         }
         // The SSH agent's hand-overs are this connection's from now on: the request is answered
         // here, since it is about the connection, not about a keychain.
-        if case .serveSSHAgent(let defaultLifetime, let keychain) = request {
+        if case .serveSSHAgent(let defaultLifetime, let keychain, let approvalMinutes) = request {
             if let keychain {
                 // The keychain must be one the agent serves; it is opened (and made, for the
                 // default one) now, so that a wrong path fails the request, not every signature.
@@ -130,7 +133,8 @@ final class AgentConnection: Sendable {
                     return (AgentFraming.encode(AgentResponse(error: error)), .next)
                 }
             }
-            return (AgentFraming.encode(AgentResponse()), .sshHandovers(defaultLifetime: defaultLifetime, keychain: keychain))
+            return (AgentFraming.encode(AgentResponse()), .sshHandovers(defaultLifetime: defaultLifetime, keychain: keychain,
+                                                                           approvalMinutes: approvalMinutes))
         }
         let response = response(to: request, home: home, client: client)
         let answer = AgentFraming.encode(response)

@@ -33,6 +33,8 @@ package struct AgentService: Sendable {
     package let fingerprints: FingerprintReader
     /// The Secret Service's `session` collection, in memory.
     let sessionKeychain = SessionKeychain()
+    /// The SSH agent's standing approvals and its keys' last uses, in memory.
+    let sshApprovals = SSHApprovalStore()
 
     package init(home: KeychainHome, registry: KeychainRegistry = KeychainRegistry(), onChange: (@Sendable () -> Void)? = nil,
                  prompter: AccessPrompter = AccessPrompter(), fingerprints: FingerprintReader = FingerprintReader()) {
@@ -257,6 +259,10 @@ package struct AgentService: Sendable {
         case .serveSSHAgent:
             // A request about the connection that carries it: AgentConnection answers it.
             throw StoreError(.invalidParameter, "an SSH agent is served on a connection of its own")
+        case .sshUses(let revoke):
+            // Where the user's keys went is the user's to read: only the administrator programs.
+            try context.requireAdministrator("only the keyhaven command and Keychain Access may read or revoke the SSH agent's approvals")
+            response.sshUses = try SSHAgentHost.report(sshApprovals, revoking: revoke)
         }
         return response
     }

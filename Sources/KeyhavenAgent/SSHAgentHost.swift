@@ -22,7 +22,10 @@ import KeyhavenSSHAgent
 /// (``SSHKeychainKeys``) also lists and signs with that keychain's SSH keys, which outlive it.
 struct SSHAgentHost: Sendable {
     let service: AgentService
+    /// How long a host or namespace approved at a prompt stays approved (0: never).
+    let approvalMinutes: Int
     var prompter: AccessPrompter { service.prompter }
+    var approvals: SSHApprovals { service.sshApprovals }
 
     /// The longest message a client may send (OpenSSH's agent takes 256 KiB).
     static let maximumMessage = 256 * 1024
@@ -72,7 +75,12 @@ struct SSHAgentHost: Sendable {
         let pidfd = kh_peer_pidfd(fd)
         let client = ClientProcess(pid: credentials.pid, pidfd: pidfd >= 0 ? pidfd : ClientProcess.openPidfd(credentials.pid))
         if ConnectionHolders.suspicion(socket: fd, client: client) != nil { client.markSuspect() }
-        var session = SSHAgentSession(keyring: keyring, vault: kept?.vault(for: client)) { use in decide(use, client: client) }
+        let allowed = Allowance()
+        let knownHosts = KnownHosts.userFile()
+        var session = SSHAgentSession(keyring: keyring, vault: kept?.vault(for: client), signed: { use in
+            approvals.recordUse(use, by: ProcessChain(pid: client.pid).description,
+                                target: SSHApprovals.target(of: use, hostNames: Self.names(of: use, in: knownHosts)), allowed: allowed.how)
+        }) { use in decide(use, client: client, knownHosts: knownHosts, allowed: allowed) }
         while true {
             guard let header = Self.read(fd, count: 4) else { return }
             let length = header.reduce(0) { $0 << 8 | Int($1) }
@@ -89,18 +97,71 @@ struct SSHAgentHost: Sendable {
     }
 
     /// Whether the client may have this signature: a key added to confirm each use asks the
-    /// user, naming the program, its parents, the destination and what is signed; any other key
-    /// is the user's programs' to use, as with OpenSSH's agent.
-    private func decide(_ use: KeyUse, client: ClientProcess) -> Bool {
-        guard use.confirm else { return true }
-        let description = SSHUseDescription(use: use, chain: ProcessChain(pid: client.pid).description,
-                                            knownHosts: KnownHosts.userFile()).text
+    /// user, naming the program, its parents, the destination and what is signed, unless an
+    /// approval the user gave covers the use; any other key is the user's programs' to use, as
+    /// with OpenSSH's agent. `allowed` is told how it was allowed, for the use's record.
+    private func decide(_ use: KeyUse, client: ClientProcess, knownHosts: KnownHosts, allowed: Allowance) -> Bool {
+        guard use.confirm else {
+            allowed.how = "no prompt"
+            return true
+        }
+        let mark = ProcessMark.of(client.pid)
+        if let mark, client.isAlive, approvals.approval(for: use, process: mark, alive: ProcessMark.isRunning) != nil {
+            allowed.how = "approval"
+            return true
+        }
+        let chain = ProcessChain(pid: client.pid).description
+        let description = SSHUseDescription(use: use, chain: chain, knownHosts: knownHosts).text
+        let scope = mark.flatMap { SSHApprovals.scope(for: use, process: $0, chain: chain, hostNames: Self.names(of: use, in: knownHosts),
+                                                       minutes: approvalMinutes) }
         do throws(StoreError) {
-            try prompter.confirm(description, client: client, identity: client.identity())
+            let approved = try prompter.confirm(description, client: client, identity: client.identity(),
+                                                standing: scope.map { SSHApprovals.buttonLabel(for: $0, minutes: approvalMinutes) })
+            if approved, let scope { approvals.grant(scope, for: use) }
+            allowed.how = "prompt"
             return true
         } catch {
             prompter.log("a signature with the SSH key \(AccessPrompter.shown(use.comment)) was refused: \(error.message)")
             return false
+        }
+    }
+
+    /// The names `known_hosts` gives the use's verified host.
+    private static func names(of use: KeyUse, in knownHosts: KnownHosts) -> [String] {
+        use.destination.map { knownHosts.names(for: $0.hostKey) } ?? []
+    }
+
+    /// The approvals and last uses, after revoking what `revoke` names (`.itemNotFound` for an
+    /// approval that is not there).
+    static func report(_ approvals: SSHApprovals, revoking revoke: SSHRevocation?) throws(StoreError) -> SSHUseReport {
+        switch revoke {
+        case .approval(let id):
+            guard approvals.revoke(id) else { throw StoreError(.itemNotFound, "no SSH approval \(id)") }
+        case .all:
+            _ = approvals.revokeAll()
+        case nil:
+            break
+        }
+        let current = approvals.current(alive: ProcessMark.isRunning).map { approval in
+            SSHUseReport.Approval(id: approval.id, key: approval.key, comment: approval.comment, scope: Self.words(approval.scope),
+                                  granted: approval.granted, expires: approval.expires)
+        }
+        let uses = approvals.lastUses().map {
+            SSHUseReport.LastUse(key: $0.key, comment: $0.comment, at: $0.at, by: $0.by, target: $0.target, allowed: $0.allowed)
+        }
+        return SSHUseReport(approvals: current, lastUses: uses)
+    }
+
+    /// A scope in the report's words.
+    static func words(_ scope: SSHApprovals.Scope) -> String {
+        let forwarded = { (yes: Bool) in yes ? ", forwarded" : "" }
+        switch scope {
+        case .host(let fingerprint, let names, let isForwarded, _):
+            return "logins to \(names.isEmpty ? "" : names.joined(separator: ", ") + " ")(\(fingerprint))\(forwarded(isForwarded))"
+        case .namespace(let namespace, let isForwarded, _):
+            return (namespace == "git" ? "git signing" : "signatures in the namespace \"\(namespace)\"") + forwarded(isForwarded)
+        case .process(_, let chain):
+            return "every use by \(chain) while it runs"
         }
     }
 
@@ -119,4 +180,9 @@ struct SSHAgentHost: Sendable {
         }
         return bytes
     }
+}
+
+/// How the last signature of a connection was allowed; used on that connection's thread only.
+private final class Allowance {
+    var how = ""
 }

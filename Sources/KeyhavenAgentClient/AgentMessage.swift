@@ -56,13 +56,17 @@ package enum AgentRequest: Sendable {
     case setBound(keychain: String, password: Data?, bound: Bool)
     /// Serve SSH agent connections that `keyhaven-ssh-agent` hands over on this connection, with
     /// a keyring that lasts as long as it (keys added without a lifetime get `defaultLifetime`
-    /// seconds, when set) and, when `keychain` names one, the SSH keys kept in that keychain.
-    /// After the success answer the connection carries no more frames: each byte sent on it is
+    /// seconds, when set) and, when `keychain` names one, the SSH keys kept in that keychain. A
+    /// confirming key's prompt offers to approve a host or an SSHSIG namespace for
+    /// `approvalMinutes` (none when 0). After the success answer the connection carries no more frames: each byte sent on it is
     /// ``SSHHandover`` (a client's socket attached, or a signal's request).
-    case serveSSHAgent(defaultLifetime: UInt32?, keychain: String?)
+    case serveSSHAgent(defaultLifetime: UInt32?, keychain: String?, approvalMinutes: UInt32)
+    /// The SSH agent's standing approvals and its keys' last uses, after revoking what `revoke`
+    /// names. The administrator programs only (`keyhaven ssh approvals`, Keychain Access).
+    case sshUses(revoke: SSHRevocation?)
 }
 
-/// What `keyhaven-ssh-agent` sends after ``AgentRequest/serveSSHAgent(defaultLifetime:keychain:)``: one
+/// What `keyhaven-ssh-agent` sends after ``AgentRequest/serveSSHAgent(defaultLifetime:keychain:approvalMinutes:)``: one
 /// byte each, over the same connection.
 package enum SSHHandover: UInt8, Sendable {
     /// A client's connection, attached (SCM_RIGHTS): the agent serves it.
@@ -166,6 +170,8 @@ package struct AgentResponse: Sendable {
     package var data: Data?
     /// `grants`: the access groups granted to applications.
     package var grants: [ApplicationGrant]?
+    /// `sshUses`: the SSH agent's approvals and last uses.
+    package var sshUses: SSHUseReport?
 
     package init() {}
 
@@ -184,7 +190,7 @@ extension AgentRequest: WireCodable {
     private enum Tag: UInt8 {
         case hello = 1, create, deleteKeychain, unlock, lock, status, changePassword, settings, setSettings
         case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo, provideSecretService, administer, tpmStatus
-        case createEnclaveKey, enclaveKeyOperation, setBound, serveSSHAgent
+        case createEnclaveKey, enclaveKeyOperation, setBound, serveSSHAgent, sshUses
     }
 
     /// The request's tag on the wire: the first byte of its body.
@@ -217,6 +223,7 @@ extension AgentRequest: WireCodable {
         case .enclaveKeyOperation: tag = .enclaveKeyOperation
         case .setBound: tag = .setBound
         case .serveSSHAgent: tag = .serveSSHAgent
+        case .sshUses: tag = .sshUses
         }
         return tag.rawValue
     }
@@ -266,8 +273,10 @@ extension AgentRequest: WireCodable {
             data.write(to: &w)
         case .provideSecretService(let busAddress):
             w.optional(busAddress)
-        case .serveSSHAgent(let defaultLifetime, let keychain):
-            w.optional(defaultLifetime.map(Int64.init)); w.optional(keychain)
+        case .serveSSHAgent(let defaultLifetime, let keychain, let approvalMinutes):
+            w.optional(defaultLifetime.map(Int64.init)); w.optional(keychain); Int64(approvalMinutes).write(to: &w)
+        case .sshUses(let revoke):
+            w.optional(revoke)
         case .administer(let keychain, let reference, let password, let action):
             keychain.write(to: &w); reference.write(to: &w); w.optional(password); action.write(to: &w)
         }
@@ -312,7 +321,10 @@ extension AgentRequest: WireCodable {
         case .serveSSHAgent:
             let lifetime = try r.optional(Int64.self)
             guard lifetime.map({ UInt32(exactly: $0) != nil }) ?? true else { throw CodecError(.malformed, "a lifetime out of range") }
-            self = .serveSSHAgent(defaultLifetime: lifetime.map { UInt32($0) }, keychain: try r.optional(String.self))
+            let keychain = try r.optional(String.self)
+            guard let minutes = UInt32(exactly: try Int64(from: &r)) else { throw CodecError(.malformed, "minutes out of range") }
+            self = .serveSSHAgent(defaultLifetime: lifetime.map { UInt32($0) }, keychain: keychain, approvalMinutes: minutes)
+        case .sshUses: self = .sshUses(revoke: try r.optional(SSHRevocation.self))
         case .administer:
             self = .administer(keychain: try String(from: &r), reference: try PersistentReference(from: &r), password: try r.optional(Data.self),
                                action: try ItemAdministration(from: &r))
@@ -344,6 +356,7 @@ extension AgentResponse: WireCodable {
         writer.optional(pid)
         writer.optional(data)
         writer.optionalArray(grants)
+        writer.optional(sshUses)
     }
 
     package init(from reader: inout ByteReader) throws(CodecError) {
@@ -357,13 +370,14 @@ extension AgentResponse: WireCodable {
         pid = try reader.optional(Int32.self)
         data = try reader.optional(Data.self)
         grants = try reader.optionalArray(of: ApplicationGrant.self)
+        sshUses = try reader.optional(SSHUseReport.self)
     }
 }
 
 /// The frame format: a 4-byte big-endian length, then that many bytes: the protocol version
 /// (one byte), the keychain home the sender means (optional text), and the body.
 package enum AgentFraming {
-    package static let version: UInt8 = 8
+    package static let version: UInt8 = 9
     /// The largest answer a client accepts (many items at once); a larger length ends the connection.
     package static let maximumFrame = 48 << 20
     /// The largest request the agent accepts: one item's largest secret (16 MiB) and attributes.

@@ -4,13 +4,13 @@ import ArgumentParser
 /// (docs/ssh.md). The work is keyhaven-pki's (swift-crypto makes the keys).
 struct SSHCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ssh", abstract: "Make, list and delete the SSH keys kept in a keychain.",
+        commandName: "ssh", abstract: "Make, list and delete the SSH keys kept in a keychain; list and revoke approvals.",
         discussion: """
             Keys kept in a keychain are offered by keyhaven-ssh-agent --keychain (the session's agent, \
             keyhaven-ssh-agent.socket). Each is a generic password of the service keyhaven.ssh-key; its \
             access object decides which programs may sign with it (ssh and ssh-keygen, for a new key).
             """,
-        subcommands: [SSHNewKey.self, SSHList.self, SSHDelete.self]).underKeyhaven
+        subcommands: [SSHNewKey.self, SSHList.self, SSHDelete.self, SSHApprovalsCommand.self]).underKeyhaven
 }
 
 /// `keyhaven ssh new-key NAME`: a key made in the keychain, its only copy.
@@ -56,7 +56,12 @@ package struct SSHNewKey: HelperCommand {
 /// `keyhaven ssh list`: the SSH keys kept in keychains.
 package struct SSHList: HelperCommand {
     package static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "List the SSH keys kept in keychains: name, type, fingerprint, where, constraints.")
+        commandName: "list", abstract: "List the SSH keys kept in keychains: name, type, fingerprint, where, constraints, last use.",
+        discussion: """
+            One line per key, its fields separated by tabs. The last use is the agent's record since it \
+            started: when (ISO 8601, UTC), by which process chain, where to, and whether a prompt, an \
+            approval or no prompt (a key that does not confirm) allowed it; "-" when none.
+            """)
     @Argument(help: "The keychains (default: the search list).") package var keychains: [String] = []
 
     package init() {}

@@ -98,15 +98,19 @@ extension SSHList: HelperWork {
     package func work() throws {
         try perform("ssh list") { () throws(StoreError) in
             let session = try Session.open()
+            let uses = (try? session.send(.sshUses(revoke: nil)).sshUses?.lastUses) ?? []
             for keychain in try session.searchPaths(keychains) {
                 for (item, attributes) in try SSHKeys.kept(in: keychain, session) {
+                    let lastUse = uses.first { $0.key == item.account }.map { use in
+                        SSHApprovalsCommand.shown("\(use.at.formatted(.iso8601)) by \(use.by) to \(use.target) (\(use.allowed))")
+                    } ?? "-"
                     var constraints: [String] = []
                     if item.confirm { constraints.append("confirm each use") }
                     if !item.namespaces.isEmpty { constraints.append("signs in " + item.namespaces.joined(separator: ", ") + " only") }
                     let origin = item.inTPM ? "in the TPM, never synced" : item.origin == .made ? "made in the keychain" : "added by ssh-add"
                     let synced = item.inTPM ? "" : attributes["sync"] == .number(1) ? ", synchronizable" : ", this device only"
                     printLine("\(item.comment.isEmpty ? "(no name)" : item.comment)\t\(SSHKeys.typeName(item.publicBlob))\t\(item.account)\t"
-                              + "keychain \(keychain) (\(origin)\(synced))\t\(constraints.isEmpty ? "-" : constraints.joined(separator: ", "))")
+                              + "keychain \(keychain) (\(origin)\(synced))\t\(constraints.isEmpty ? "-" : constraints.joined(separator: ", "))\t\(lastUse)")
                 }
             }
         }

@@ -69,7 +69,8 @@ struct AgentLoop {
         handover.close()
         log("keyhavend closed the connection; connecting again (the keys it held are gone)")
         for attempt in 0..<50 {
-            if let renewed = try? Handover.register(defaultLifetime: options.defaultLifetime, keychain: options.keychain) {
+            if let renewed = try? Handover.register(defaultLifetime: options.defaultLifetime, keychain: options.keychain,
+                                                      approvalMinutes: options.approvalMinutes) {
                 handover = renewed
                 return
             }

@@ -20,14 +20,18 @@ struct AgentOptions: Sendable, Equatable {
     /// `--keychain` (Keyhaven's own): keys added without a lifetime are kept in the default
     /// keychain, and its SSH keys are offered, across restarts of the agent (docs/ssh.md).
     var keychain = false
+    /// `--approval-minutes N` (Keyhaven's own): how long a confirming key's prompt may approve a
+    /// host or an SSHSIG namespace for; 0 offers no such approval.
+    var approvalMinutes: UInt32 = 10
     /// The command the agent runs, with the agent's variables set, and lives as long as.
     var command: [String] = []
 
     static let usage = """
         usage: keyhaven-ssh-agent [-c | -s] [-Dd] [-a bind_address] [-E fingerprint_hash] [-O option]
                                   [-P allowed_providers] [-t life] [--keychain]
+                                  [--approval-minutes minutes]
                keyhaven-ssh-agent [-a bind_address] [-E fingerprint_hash] [-O option] [-P allowed_providers]
-                                  [-t life] [--keychain] command [arg ...]
+                                  [-t life] [--keychain] [--approval-minutes minutes] command [arg ...]
                keyhaven-ssh-agent [-c | -s] -k
         """
 
@@ -50,6 +54,16 @@ struct AgentOptions: Sendable, Equatable {
             if argument == "--keychain" {
                 keychain = true
                 index += 1
+                continue parsing
+            }
+            if argument == "--approval-minutes" || argument.hasPrefix("--approval-minutes=") {
+                let value = argument.hasPrefix("--approval-minutes=") ? String(argument.dropFirst("--approval-minutes=".count))
+                    : index + 1 < arguments.count ? arguments[index + 1] : nil
+                guard let value, let minutes = UInt32(value), minutes <= 1440 else {
+                    throw UsageError(message: "--approval-minutes takes a number of minutes from 0 to 1440")
+                }
+                approvalMinutes = minutes
+                index += argument.hasPrefix("--approval-minutes=") ? 1 : 2
                 continue parsing
             }
             guard argument.hasPrefix("-"), argument.count > 1 else { break }

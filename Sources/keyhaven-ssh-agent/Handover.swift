@@ -16,11 +16,11 @@ struct Handover: Sendable {
 
     /// Asks keyhavend to serve this agent's clients with a keyring of its own and, with
     /// `keychain`, the SSH keys kept in the default keychain.
-    static func register(defaultLifetime: UInt32?, keychain: Bool) throws(StoreError) -> Handover {
+    static func register(defaultLifetime: UInt32?, keychain: Bool, approvalMinutes: UInt32) throws(StoreError) -> Handover {
         let home = try KeychainHome.current()
         let client = try AgentLauncher.connect(home: home)
         let path = keychain ? try KeychainPreferences.load(home).defaultPath(home) : nil
-        _ = try client.send(.serveSSHAgent(defaultLifetime: defaultLifetime, keychain: path))
+        _ = try client.send(.serveSSHAgent(defaultLifetime: defaultLifetime, keychain: path, approvalMinutes: approvalMinutes))
         return Handover(fd: client.detach())
     }
 

@@ -62,7 +62,8 @@ do throws(StoreError) {
 }
 let handover: Handover
 do {
-    handover = try Handover.register(defaultLifetime: options.defaultLifetime, keychain: options.keychain)
+    handover = try Handover.register(defaultLifetime: options.defaultLifetime, keychain: options.keychain,
+                                           approvalMinutes: options.approvalMinutes)
 } catch {
     listener.remove()
     fail("cannot reach keyhavend: \(error.message)")

@@ -177,6 +177,9 @@ extension AgentProgramTests {
             #expect(listed.status == 0)
             let row = try #require(listed.output.split(separator: "\n").first { $0.hasPrefix("deploy\t") })
             #expect(row.contains("\tecdsa-sha2-nistp256\tSHA256:") && row.contains("made in the keychain") && row.contains("this device only"))
+            // Its last use: by ssh-keygen, in the namespace git, without a prompt.
+            let lastUse = String(try #require(row.split(separator: "\t").last))
+            #expect(lastUse.contains(" by ssh-keygen (") && lastUse.hasSuffix(" to namespace git (no prompt)"), "\(lastUse)")
 
             // ssh-add -D removes what clients added, never a key made in the keychain.
             #expect(try agent.sshAdd("-D").status == 0)

@@ -54,6 +54,17 @@ extension AgentProgramTests {
             #expect(description.contains("[127.0.0.1]:\(server.port)"))
             try deny.write(toFile: home + "/which", atomically: true, encoding: .utf8)
             #expect(try server.login(agentSocket: agent.socket, environment: agent.environment).status != 0)
+
+            // The prompt's middle button approves this host for the agent's minutes: the next login
+            // asks nothing (the denying pinentry is back), and the key's last use says so.
+            try Self.standingPinentry(in: home, then: deny).write(toFile: home + "/which", atomically: true, encoding: .utf8)
+            #expect(try server.login(agentSocket: agent.socket, environment: agent.environment).status == 0)
+            #expect(try String(contentsOfFile: home + "/standing.log", encoding: .utf8).contains("SETNOTOK Allow [127.0.0.1]:\(server.port) for 10 min"))
+            #expect(try server.login(agentSocket: agent.socket, environment: agent.environment).status == 0)
+            let approvals = try agent.run(Self.keyhaven, ["ssh", "approvals"]).output
+            #expect(approvals.contains("\tlogins to [127.0.0.1]:\(server.port) (\(server.hostKeyFingerprint))\tuntil "), "\(approvals)")
+            let row = try #require(try agent.run(Self.keyhaven, ["ssh", "list"]).output.split(separator: "\n").first { $0.hasPrefix("careful\t") })
+            #expect(row.hasSuffix(" to [127.0.0.1]:\(server.port) (\(server.hostKeyFingerprint)) (approval)"), "\(row)")
         }
     }
 }

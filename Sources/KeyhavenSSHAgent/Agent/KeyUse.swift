@@ -14,6 +14,11 @@ package struct KeyUse: Sendable {
     /// The namespace of an SSHSIG signature (PROTOCOL.sshsig): `git` for a commit, `file`.
     package let namespace: String?
 
+    package init(publicBlob: [UInt8], comment: String, confirm: Bool, destination: SessionBinding?, forwarded: Bool, namespace: String?) {
+        (self.publicBlob, self.comment, self.confirm) = (publicBlob, comment, confirm)
+        (self.destination, self.forwarded, self.namespace) = (destination, forwarded, namespace)
+    }
+
     /// The namespace of `data` when it is what SSHSIG signs: the six bytes `SSHSIG`, then the
     /// namespace, a reserved string, the hash's name and the message's hash.
     static func sshsigNamespace(of data: [UInt8]) -> String? {

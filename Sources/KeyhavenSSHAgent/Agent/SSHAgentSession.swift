@@ -14,15 +14,19 @@ package struct SSHAgentSession {
     package let keyring: SSHKeyring
     private let vault: (any SSHKeyVault)?
     private let decide: (KeyUse) -> Bool
+    private let signed: (KeyUse) -> Void
     package private(set) var bindings: [SessionBinding] = []
 
     /// The extensions `query` names (the one it answers is implied).
     package static let extensions = ["session-bind@openssh.com"]
 
-    /// `decide` runs on the connection's thread and may block while the user answers.
-    package init(keyring: SSHKeyring, vault: (any SSHKeyVault)? = nil, decide: @escaping (KeyUse) -> Bool) {
+    /// `decide` runs on the connection's thread and may block while the user answers; `signed`
+    /// hears of each signature given, after it is made.
+    package init(keyring: SSHKeyring, vault: (any SSHKeyVault)? = nil, signed: @escaping (KeyUse) -> Void = { _ in },
+                 decide: @escaping (KeyUse) -> Bool) {
         self.keyring = keyring
         self.vault = vault
+        self.signed = signed
         self.decide = decide
     }
 
@@ -73,14 +77,16 @@ package struct SSHAgentSession {
             guard held.destinations.isEmpty || mayLogIn(with: held, data: data) else { return nil }
             let use = KeyUse(publicBlob: blob, comment: held.comment, confirm: held.confirm, destination: destination,
                              forwarded: forwarded, namespace: namespace)
-            guard decide(use) else { return nil }
-            return try? held.key.signature(for: data, flags: flags)
+            guard decide(use), let signature = try? held.key.signature(for: data, flags: flags) else { return nil }
+            signed(use)
+            return signature
         }
         guard let vault, let kept = vault.keys().first(where: { $0.publicBlob == blob }), kept.allows(namespace: namespace) else { return nil }
         let use = KeyUse(publicBlob: blob, comment: kept.comment, confirm: kept.confirm, destination: destination,
                          forwarded: forwarded, namespace: namespace)
-        guard decide(use) else { return nil }
-        return vault.sign(kept, data: data, flags: flags)
+        guard decide(use), let signature = vault.sign(kept, data: data, flags: flags) else { return nil }
+        signed(use)
+        return signature
     }
 
     /// An add goes to the vault unless it has a lifetime or destinations (or there is no vault).
