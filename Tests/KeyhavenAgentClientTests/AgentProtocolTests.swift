@@ -65,6 +65,8 @@ struct AgentProtocolTests {
             .echo(data: Data()), .echo(data: Data([0, 1, 255])),
             .keyOperation(keychains: ["/k"], request: keyOperation, caller: caller),
             .provideSecretService(busAddress: nil), .provideSecretService(busAddress: "unix:path=/run/user/1000/bus"),
+            .serveSSHAgent(defaultLifetime: 60, keychain: "/k", approvalMinutes: 10), .serveSSHAgent(defaultLifetime: nil, keychain: nil, approvalMinutes: 0),
+            .sshUses(revoke: nil), .sshUses(revoke: .approval(7)), .sshUses(revoke: .all),
             .find(keychains: ["/a"], query: query, caller: caller, withSecrets: true, withAttributes: false),
         ]
     }
@@ -79,6 +81,12 @@ struct AgentProtocolTests {
         full.pid = 1234
         full.data = Data([0xDE, 0xAD])
         full.grants = [ApplicationGrant(application: TrustedApplication(path: "/bin/a", digest: Data(repeating: 1, count: 32)), groups: ["g"])]
+        full.sshUses = SSHUseReport(
+            approvals: [.init(id: 3, key: "SHA256:k", comment: "laptop", scope: "git signing", granted: Date(timeIntervalSince1970: 1_800_000_000.123),
+                              expires: Date(timeIntervalSince1970: 1_800_000_600.123)),
+                        .init(id: 4, key: "SHA256:k", comment: "", scope: "every use by python3 (1)", granted: Date(timeIntervalSince1970: 5), expires: nil)],
+            lastUses: [.init(key: "SHA256:k", comment: "laptop", at: Date(timeIntervalSince1970: 1_800_000_001.5), by: "ssh (2) ← bash",
+                             target: "github.com (SHA256:h)", allowed: "approval")])
         return [AgentResponse(), full, AgentResponse(error: StoreError(.itemNotFound, "no such item"))]
     }
 
@@ -129,6 +137,7 @@ struct AgentProtocolTests {
         #expect(item.persistentReference == Self.item.persistentReference && item.accessControlFlags == 1 << 40)
         #expect(full.count == 3 && full.pid == 1234 && full.status?.isForeign == true && full.settings?.lockInterval == 60)
         #expect(full.data == Data([0xDE, 0xAD]) && item.access == Self.access && full.grants?.first?.groups == ["g"])
+        #expect(full.sshUses == Self.responses[1].sshUses)
         let failure = try AgentFraming.decode(AgentResponse.self, from: payload(Self.responses[2]))
         #expect(failure.error == StoreError(.itemNotFound, "no such item"))
     }
@@ -140,7 +149,7 @@ struct AgentProtocolTests {
             request.write(to: &writer)
             #expect(writer.bytes.first == request.tag)
         }
-        #expect(Self.requests.map(\.tag) == [1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 18, 19, 19, 16, 20, 20, 11])
+        #expect(Self.requests.map(\.tag) == [1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 18, 19, 19, 16, 20, 20, 26, 26, 27, 27, 27, 11])
     }
 
     @Test("Optionals and lists are the bytes docs/agent-protocol.md gives: a u8 flag, a u32 little-endian count")
@@ -166,15 +175,15 @@ struct AgentProtocolTests {
                                                   withSecrets: true, withAttributes: false))
         #expect(Array(secretsAlone.suffix(2)) == [1, 0])
         // Every field of a response is optional, in order: failure, items, status, settings,
-        // count, home, pid, data, grants.
-        #expect(body(AgentResponse()) == [UInt8](repeating: 0, count: 9))
+        // count, home, pid, data, grants, SSH uses.
+        #expect(body(AgentResponse()) == [UInt8](repeating: 0, count: 10))
         var counted = AgentResponse()
         counted.count = 3
         counted.items = []
-        #expect(body(counted) == [0, 1, 0, 0, 0, 0, 0, 0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+        #expect(body(counted) == [0, 1, 0, 0, 0, 0, 0, 0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
         var answer = AgentResponse()
         answer.items = [Self.item]
-        #expect(body(answer) == [0, 1, 1, 0, 0, 0] + body(Self.item) + [UInt8](repeating: 0, count: 7))
+        #expect(body(answer) == [0, 1, 1, 0, 0, 0] + body(Self.item) + [UInt8](repeating: 0, count: 8))
     }
 
     @Test("A client polls for an answer only while answers of that kind come soon: never for slow ones")

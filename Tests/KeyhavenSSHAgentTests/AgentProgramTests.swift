@@ -235,7 +235,9 @@ import Testing
         var environment = runner.environment
         environment["SSH_AGENT_PID"] = nil
         for (arguments, says) in [(["-c", "-s"], "usage:"), (["-t", "soon"], "Invalid lifetime"), (["-E", "sha1"], "Invalid hash algorithm"),
-                                  (["-k"], "SSH_AGENT_PID not set"), (["-x"], "invalid option -- x")] {
+                                  (["-k"], "SSH_AGENT_PID not set"), (["-x"], "invalid option -- x"),
+                                  (["--approval-minutes", "soon"], "--approval-minutes takes a number"),
+                                  (["--approval-minutes=1441"], "from 0 to 1440"), (["-s", "--approval-minutes"], "--approval-minutes takes")] {
             let result = try CommandRunner.execute(Self.agent, arguments, environment: environment)
             #expect(result.status == 1, "\(arguments)")
             #expect(result.error.contains(says), "\(arguments): \(result.error)")
