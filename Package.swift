@@ -292,7 +292,7 @@ let linuxTargets: [Target] = [
     // draws what these say).
     .target(
         name: "KeychainAccessCore",
-        dependencies: ["CPWQuality", "KeyhavenCLI", "KeyhavenAgentClient", "KeychainKeys", "KeychainModel", "KeychainStore"],
+        dependencies: ["CPWQuality", "KeyhavenCLI", "KeyhavenAgentClient", "KeyhavenSSHAgent", "KeychainKeys", "KeychainModel", "KeychainStore"],
         swiftSettings: strictSwift
     ),
     // Keychain Access for Linux: the window (GTK calls only; the logic is KeychainAccessCore's).
@@ -405,7 +405,7 @@ let linuxTargets: [Target] = [
     // Keychain Access's logic against a real agent, without a display.
     .testTarget(
         name: "KeychainAccessCoreTests",
-        dependencies: ["KeychainAccessCore", "KeychainModel", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhaven-sync", "keyhavend",
+        dependencies: ["KeychainAccessCore", "KeychainModel", "KeyhavenAgentClient", "KeyhavenSSHAgent", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhaven-sync", "keyhavend",
                        "keyhaven-access", "keyhaven-sync-server"],
         swiftSettings: strictSwift
     ),

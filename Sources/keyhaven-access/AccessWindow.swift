@@ -39,6 +39,9 @@ final class AccessWindow {
         let sync = gtk_button_new_with_label("Sync")!
         kh_set_accessible_label(sync, "Sync")
         gtk_header_bar_pack_end(kh_header_bar(header), sync)
+        let ssh = gtk_button_new_with_label("SSH Keys")!
+        kh_set_accessible_label(ssh, "SSH Keys")
+        gtk_header_bar_pack_end(kh_header_bar(header), ssh)
 
         keychainList = gtk_list_box_new()
         kh_set_accessible_label(keychainList, "Keychains")
@@ -99,6 +102,7 @@ final class AccessWindow {
         connect(info, "clicked") { [unowned self] in if let row = items.selected { openItem(row) } }
         connect(copy, "clicked") { [unowned self] in copySelectedPassword() }
         connect(sync, "clicked") { [unowned self] in SyncWindow.show(parent: window) }
+        connect(ssh, "clicked") { [unowned self] in SSHKeysWindow.show(parent: window, model: model) }
         connectRows(keychainList) { [unowned self] index in
             guard index < shownKeychains.count else { return }
             model.select(shownKeychains[index].path)

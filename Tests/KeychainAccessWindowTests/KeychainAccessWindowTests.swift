@@ -38,11 +38,31 @@ struct KeychainAccessWindowTests {
         let fingerprint = try CommandRunner.execute("/usr/bin/openssl", ["x509", "-in", folder + "/cert.pem", "-noout", "-fingerprint", "-sha256"],
                                                     environment: [:]).output
         let sha256 = String(fingerprint.split(separator: "=").last ?? "").filter { !$0.isWhitespace }.replacingOccurrences(of: ":", with: " ")
-        let products = CommandRunner.products.path
-        let driver = SourceTree.root + "/Tests/KeychainAccessWindowTests/driver.py"
         let built = try CommandRunner.execute("/usr/bin/cc", [SourceTree.root + "/Tests/KeychainAccessWindowTests/clipwatch.c", "-o",
                                                               folder + "/clipwatch", "-lX11", "-lXfixes"], environment: ["PATH": "/usr/bin:/bin"])
         #expect(built.status == 0, "cc builds the clipboard watcher: \(built.error)")
+        let out = try Self.drive(runner, folder: folder, variables: ["SHOTS": shots, "SHA256": sha256, "CLIPWATCH": folder + "/clipwatch"])
+        let passed = out.contains("driver=0")
+        if passed && shots == folder { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(passed, "\(out)\nscreenshots in \(shots)")
+        for step in ["controls found", "items shown", "search filters", "another program's add and delete shown",
+                     "a wrong password is said", "unlocked with the password", "locked again", "a new keychain is made", "settings saved",
+                     "password changed", "made default", "keychain deleted", "a new password item is added with a generated password",
+                     "attributes saved", "password shown", "password copied and cleared", "program chosen", "access control saved",
+                     "certificate shown and exported", "keyboard: search, copy, delete", "sync page", "agent gone said, and reconnected",
+                     "the copy is marked for clipboard managers, and cleared on quit"] {
+            #expect(out.contains(step + "\n"), "\(step)")
+        }
+    }
+
+    /// Runs Keychain Access under a new Xvfb with an AT-SPI bus, and driver.py against it with
+    /// `variables` (and FOLDER and KH) in its environment: what the driver printed, and
+    /// "driver=STATUS" last.
+    static func drive(_ runner: CommandRunner, folder: String, variables: [String: String]) throws -> String {
+        let products = CommandRunner.products.path
+        let driver = SourceTree.root + "/Tests/KeychainAccessWindowTests/driver.py"
+        let assignments = variables.merging(["FOLDER": folder, "KH": products + "/keyhaven"]) { $1 }
+            .sorted { $0.key < $1.key }.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
         // Everything runs in a session of its own (setsid), which is killed whole at the end: the
         // accessibility bus that GTK has the session bus start outlives its parents otherwise.
         // Output goes to a file, so that no leftover holds the test's pipe open.
@@ -55,7 +75,7 @@ struct KeychainAccessWindowTests {
             export DISPLAY=":$(cat '\(folder)/display')" GDK_BACKEND=x11
             /usr/libexec/at-spi-bus-launcher --launch-immediately >/dev/null 2>&1 &
             KEYHAVEN_CLIPBOARD_SECONDS=3 '\(products)/keyhaven-access' > '\(folder)/window.log' 2>&1 &
-            SHOTS='\(shots)' FOLDER='\(folder)' SHA256='\(sha256)' KH='\(products)/keyhaven' CLIPWATCH='\(folder)/clipwatch' /usr/bin/python3 '\(driver)'
+            \(assignments) /usr/bin/python3 '\(driver)'
             echo "driver=$?"
             """
         try inner.write(toFile: folder + "/inner.sh", atomically: true, encoding: .utf8)
@@ -63,18 +83,6 @@ struct KeychainAccessWindowTests {
             /usr/bin/dbus-run-session -- /bin/bash '\(folder)/inner.sh' > '\(folder)/out.txt' 2>&1 < /dev/null
             pkill -9 -s $$
             """], environment: runner.environment)
-        let result = (output: (try? String(contentsOfFile: folder + "/out.txt", encoding: .utf8)) ?? "", error: "")
-        let out = result.output
-        let passed = out.contains("driver=0")
-        if passed && shots == folder { try? FileManager.default.removeItem(atPath: folder) }
-        #expect(passed, "\(out)\n\(result.error)\nscreenshots in \(shots)")
-        for step in ["controls found", "items shown", "search filters", "another program's add and delete shown",
-                     "a wrong password is said", "unlocked with the password", "locked again", "a new keychain is made", "settings saved",
-                     "password changed", "made default", "keychain deleted", "a new password item is added with a generated password",
-                     "attributes saved", "password shown", "password copied and cleared", "program chosen", "access control saved",
-                     "certificate shown and exported", "keyboard: search, copy, delete", "sync page", "agent gone said, and reconnected",
-                     "the copy is marked for clipboard managers, and cleared on quit"] {
-            #expect(out.contains(step + "\n"), "\(step)")
-        }
+        return (try? String(contentsOfFile: folder + "/out.txt", encoding: .utf8)) ?? ""
     }
 }

@@ -140,6 +140,29 @@ def rows(window):
     return [] if listing is None else [n for n in named(listing, "label")]
 
 window = wait("window", lambda: frame("Keychain Access"))
+
+if os.environ.get("PAGE") == "ssh":
+    # The SSH Keys page: a kept key with its last use, the approval its prompt gave, revoked.
+    press("SSH Keys", window)
+    page = wait("ssh keys window", lambda: frame("SSH Keys"))
+    keys = wait("ssh keys list", lambda: find(page, "list", "SSH Keys"))
+    line = wait("the kept key", lambda: [l for l in named(keys, "label") if l.startswith("deploy — ecdsa-sha2-nistp256 SHA256:")])[0]
+    if "keychain login (made in the keychain, this device only)" not in line or " by ssh-keygen (" not in line or not line.endswith(" to namespace git (prompt)"):
+        fail("the key's line: " + line)
+    approvals = find(page, "list", "Approvals")
+    approval = wait("the approval", lambda: [l for l in named(approvals, "label") if l.startswith("deploy (SHA256:")])[0]
+    if ": git signing, until " not in approval:
+        fail("the approval's line: " + approval)
+    shot("ssh-keys")
+    print("ssh keys page", flush=True)
+    press("Revoke approval 1", page)
+    wait("approval revoked", lambda: not [l for l in named(find(page, "list", "Approvals"), "label") if l.startswith("deploy")])
+    if kh("ssh", "approvals").stdout.strip() != "":
+        fail("revoked for keyhaven too")
+    shot("ssh-keys-revoked")
+    print("approval revoked", flush=True)
+    press("Close", page)
+    sys.exit(0)
 for role, name in [("list", "Keychains"), ("list", "Category"), ("entry", "Search"), ("tree table", "Items")]:
     wait("control " + name, lambda: find(window, role, name))
 print("controls found", flush=True)
