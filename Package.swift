@@ -386,7 +386,7 @@ let linuxTargets: [Target] = [
     .testTarget(
         name: "KeyhavenAgentTests",
         dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenAgent", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend",
-                       "keyhaven-test-helper"],
+                       "keyhaven-test-helper", "keyhaven-ssh-agent"],
         swiftSettings: strictSwift
     ),
     // The Secret Service provider with real clients on a private session bus.

@@ -29,6 +29,8 @@ package struct SSHNewKey: HelperCommand {
     @Option(name: .customLong("namespace"), help: "Limit the key to signing in this SSHSIG namespace (git, file; repeat for more): it then signs nothing else, logins included.")
     package var namespaces: [String] = []
     @Flag(name: .customLong("tpm"), help: "Make the key inside the TPM (ECDSA P-256, never exportable, never synced).") package var tpm = false
+    @Flag(name: .customLong("presence"), help: "Ask for the user at each use: a fingerprint (fprintd), or else the keychain's password (kSecAccessControlUserPresence).")
+    package var presence = false
     @Option(name: .customShort("k"), help: "The keychain (default: the default keychain).") package var keychain: String?
 
     package init() {}

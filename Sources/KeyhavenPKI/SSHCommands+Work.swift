@@ -14,13 +14,14 @@ enum SSHKeys {
     static let caller = Caller(accessGroups: [SSHKeyItem.group])
 
     /// The kept keys of `keychain`, with their items' attributes.
-    static func kept(in keychain: String, _ session: Session) throws(StoreError) -> [(item: SSHKeyItem, attributes: [String: AttributeValue])] {
+    static func kept(in keychain: String, _ session: Session) throws(StoreError)
+        -> [(item: SSHKeyItem, attributes: [String: AttributeValue], flags: UInt64?)] {
         var query = ItemQuery(itemClass: .genericPassword)
         query.criteria = SSHKeyItem.criteria
         query.limit = nil
         do {
             let found = try session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: false)).items ?? []
-            return found.compactMap { stored in SSHKeyItem(attributes: stored.attributes).map { ($0, stored.attributes) } }
+            return found.compactMap { stored in SSHKeyItem(attributes: stored.attributes).map { ($0, stored.attributes, stored.accessControlFlags) } }
         } catch where error.code == .itemNotFound {
             return []
         }
@@ -65,8 +66,11 @@ extension SSHNewKey: HelperWork {
             let item = SSHKeyItem(publicBlob: publicBlob, comment: name, confirm: confirm, origin: .made, inTPM: tpm, namespaces: namespaces)
             // The agent hashes each path (unresolved applications), as for security(1)'s -T.
             let access = ItemAccess(applications: programs.map { TrustedApplication(path: $0, digest: Data()) })
+            // kSecAccessControlUserPresence (1 << 0): each signature needs a finger or the keychain's password.
+            let flags: UInt64? = presence ? 1 << 0 : nil
             try session.send(.add(keychain: try session.path(keychain), item: NewItem(itemClass: .genericPassword, attributes: item.attributes,
-                                                                                      secret: data, access: access), caller: SSHKeys.caller))
+                                                                                      secret: data, accessControlFlags: flags, access: access),
+                                  caller: SSHKeys.caller))
             printLine(SSHKeys.publicLine(publicBlob, comment: name))
         }
     }
@@ -100,12 +104,13 @@ extension SSHList: HelperWork {
             let session = try Session.open()
             let uses = (try? session.send(.sshUses(revoke: nil)).sshUses?.lastUses) ?? []
             for keychain in try session.searchPaths(keychains) {
-                for (item, attributes) in try SSHKeys.kept(in: keychain, session) {
+                for (item, attributes, flags) in try SSHKeys.kept(in: keychain, session) {
                     let lastUse = uses.first { $0.key == item.account }.map { use in
                         SSHApprovalsCommand.shown("\(use.at.formatted(.iso8601)) by \(use.by) to \(use.target) (\(use.allowed))")
                     } ?? "-"
                     var constraints: [String] = []
                     if item.confirm { constraints.append("confirm each use") }
+                    if flags.map({ $0 & 1 != 0 }) == true { constraints.append("a finger or the password at each use") }
                     if !item.namespaces.isEmpty { constraints.append("signs in " + item.namespaces.joined(separator: ", ") + " only") }
                     let origin = item.inTPM ? "in the TPM, never synced" : item.origin == .made ? "made in the keychain" : "added by ssh-add"
                     let synced = item.inTPM ? "" : attributes["sync"] == .number(1) ? ", synchronizable" : ", this device only"

@@ -113,16 +113,18 @@ struct BiometryTests {
                 for i in $(seq 100); do [ -S '\(victim.runtime)/keyhaven/agent.sock' ] && break; sleep 0.1; done
             }
             item() { as_victim '\(victim.binaries.path("keyhaven-test-helper"))' item "$1" "$2" | head -1; }
+            BIN='\(victim.binaries.folder)'; VHOME='\(victim.home)'
             \(body)
             """
     }
 
     /// Runs `body` (bash, see ``script(folder:victim:attacker:body:)``) as root with a victim and an
     /// attacker; what it printed, and what it and the agent said on the way (for failures).
-    static func run(_ body: String) throws -> (output: String, error: String) {
+    static func run(_ body: String, executables: [String] = []) throws -> (output: String, error: String) {
         let folder = try TemporaryFolder.make(prefix: "keyhaven-fprint")
         chmod(folder, 0o755)
-        let victim = try UserKeychainSession(try LocalUser.make("keyhaven-victim"), executables: ["keyhaven", "keyhavend", "keyhaven-test-helper"])
+        let victim = try UserKeychainSession(try LocalUser.make("keyhaven-victim"),
+                                             executables: ["keyhaven", "keyhavend", "keyhaven-test-helper"] + executables)
         let attacker = try LocalUser.make("keyhaven-attacker")
         defer {
             victim.remove()
@@ -216,5 +218,33 @@ struct BiometryTests {
         #expect(out.contains("variable=status -25293"), "the agent followed DBUS_SYSTEM_BUS_ADDRESS: \(out)\n\(result.error)")
         #expect(out.contains("switch=status -25293"), "the agent believed a bus the user runs: \(out)\n\(result.error)")
         #expect(out.contains("genuine=status 0"), "\(out)\n\(result.error)")
+    }
+
+    @Test("An SSH key made with --presence signs for ssh-keygen on a fingerprint match and fails on a no-match; ssh list says what it asks")
+    func sshKeyWithPresence() throws {
+        try #require(Self.toolsPresent, "scripts/bootstrap installs dbus-daemon and python3-dbusmock")
+        let result = try Self.run("""
+            state '"right-index-finger"' verify-match
+            stage
+            agent KEYHAVEN_TEST_SYSTEM_BUS="$BUS"
+            as_victim "$BIN/keyhaven-ssh-agent" -a "$VHOME/ssh.sock" --keychain >/dev/null 2>&1
+            for i in $(seq 100); do [ -S "$VHOME/ssh.sock" ] && break; sleep 0.05; done
+            as_victim "$BIN/keyhaven" ssh new-key finger --type ecdsa --presence > "$DIR/finger.pub"
+            echo "made=$?"
+            echo data > "$DIR/message"
+            sign() { as_victim env SSH_AUTH_SOCK="$VHOME/ssh.sock" /usr/bin/ssh-keygen -Y sign -n git -f "$DIR/finger.pub" - < "$DIR/message" > /dev/null 2>&1; echo $?; }
+            echo "match=$(sign)"
+            state '"right-index-finger"' verify-no-match
+            echo "nomatch=$(sign)"
+            state '"right-index-finger"' verify-match
+            echo "again=$(sign)"
+            echo "listed=$(as_victim "$BIN/keyhaven" ssh list | grep -c 'a finger or the password at each use')"
+            """, executables: ["keyhaven-pki", "keyhaven-ssh-agent"])
+        let out = result.output
+        #expect(out.contains("made=0"), "\(out)\n\(result.error)")
+        #expect(out.contains("match=0"), "\(out)\n\(result.error)")
+        #expect(out.contains("nomatch=255"), "a no-match signed: \(out)\n\(result.error)")
+        #expect(out.contains("again=0"), "\(out)\n\(result.error)")
+        #expect(out.contains("listed=1"), "\(out)\n\(result.error)")
     }
 }
