@@ -62,10 +62,7 @@ extension KeychainAccessSession {
     package func sshKeys() throws(StoreError) -> SSHKeysSummary {
         var items: [(item: SSHKeyItem, attributes: [String: AttributeValue], keychain: String)] = []
         for keychain in try keychains() {
-            var query = ItemQuery(itemClass: .genericPassword)
-            query.criteria = SSHKeyItem.criteria
-            query.limit = nil
-            query.matchAnySynchronizable = true
+            let query = SSHKeyItem.query()
             do {
                 let found = try session.send(.find(keychains: [keychain.path], query: query, caller: session.caller, withSecrets: false)).items ?? []
                 items += found.compactMap { stored in SSHKeyItem(attributes: stored.attributes).map { ($0, stored.attributes, keychain.name) } }

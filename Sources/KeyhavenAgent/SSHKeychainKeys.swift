@@ -112,9 +112,7 @@ final class SSHKeychainKeys: Sendable {
 
     /// The kept keys' public halves; throws while the keychain is locked.
     func read() throws(StoreError) -> [SSHKeyItem] {
-        var query = ItemQuery(itemClass: .genericPassword)
-        query.criteria = SSHKeyItem.criteria
-        query.limit = nil
+        let query = SSHKeyItem.query()
         let found: [StoredItem]
         do {
             found = try service.database(keychain).find(query, caller: Self.caller, withSecrets: false)
@@ -130,9 +128,7 @@ final class SSHKeychainKeys: Sendable {
     /// its access object, the user's presence where the item asks for it); nil when the key is
     /// no longer there. A check that needs the user sets the context's question and throws.
     func secret(of item: SSHKeyItem, _ context: RequestContext) throws(StoreError) -> StoredItem? {
-        var query = ItemQuery(itemClass: .genericPassword)
-        query.criteria = SSHKeyItem.criteria
-        query.criteria["acct"] = .string(item.account)
+        var query = SSHKeyItem.query(account: item.account)
         query.limit = 1
         let database = try service.database(keychain)
         var caller = Self.caller
@@ -143,7 +139,10 @@ final class SSHKeychainKeys: Sendable {
         } catch where error.code == .itemNotFound {
             return nil
         }
-        guard let stored = found.first, SSHKeyItem(attributes: stored.attributes)?.publicBlob == item.publicBlob else { return nil }
+        guard var stored = found.first, SSHKeyItem(attributes: stored.attributes)?.publicBlob == item.publicBlob else { return nil }
+        // A copy without an access object (synced before the device gave it one) is judged by the
+        // one a copy gets on arrival: OpenSSH's programs, never every program.
+        if stored.access == nil { stored.access = ApplicationIdentityReader.replicaAccess(for: stored.attributes) }
         return try service.checkSecrets([(database, stored)], caller: caller, context).first?.item
     }
 
@@ -162,9 +161,7 @@ final class SSHKeychainKeys: Sendable {
     /// Adds (or replaces) a key item.
     func store(_ item: SSHKeyItem, secret: [UInt8], access: ItemAccess) throws(StoreError) {
         let database = try service.database(keychain)
-        var query = ItemQuery(itemClass: .genericPassword)
-        query.criteria = SSHKeyItem.criteria
-        query.criteria["acct"] = .string(item.account)
+        let query = SSHKeyItem.query(account: item.account)
         var data = Data(secret)
         defer { data.resetBytes(in: 0..<data.count) }
         do {
@@ -181,9 +178,7 @@ final class SSHKeychainKeys: Sendable {
         let removable = try read().filter { $0.origin == .added && (blob == nil || $0.publicBlob == blob) }
         let database = try service.database(keychain)
         for item in removable {
-            var query = ItemQuery(itemClass: .genericPassword)
-            query.criteria = SSHKeyItem.criteria
-            query.criteria["acct"] = .string(item.account)
+            let query = SSHKeyItem.query(account: item.account)
             _ = try? database.delete(query, caller: Self.caller, makeTombstones: true)
         }
         if !removable.isEmpty { service.onChangeNotify() }

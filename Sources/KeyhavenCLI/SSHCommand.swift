@@ -31,6 +31,8 @@ package struct SSHNewKey: HelperCommand {
     @Flag(name: .customLong("tpm"), help: "Make the key inside the TPM (ECDSA P-256, never exportable, never synced).") package var tpm = false
     @Flag(name: .customLong("presence"), help: "Ask for the user at each use: a fingerprint (fprintd), or else the keychain's password (kSecAccessControlUserPresence).")
     package var presence = false
+    @Flag(name: .customLong("sync"), help: "Sync the key end to end with the keychain's other devices (kSecAttrSynchronizable); never with --tpm.")
+    package var sync = false
     @Option(name: .customShort("k"), help: "The keychain (default: the default keychain).") package var keychain: String?
 
     package init() {}
@@ -45,6 +47,7 @@ package struct SSHNewKey: HelperCommand {
                 throw ValidationError("the TPM makes ECDSA P-256 keys only: TPM 2.0 has no Ed25519, and Keyhaven keeps no RSA keys in it")
             }
             guard bits == nil || bits == 256 else { throw ValidationError("the TPM makes ECDSA keys of 256 bits (P-256) only") }
+            guard !sync else { throw ValidationError("a key inside the TPM never leaves it: --sync and --tpm do not go together") }
         }
         guard !name.isEmpty, !name.contains(where: \.isNewline) else { throw ValidationError("the name is empty or spans lines") }
         guard namespaces.allSatisfy({ !$0.isEmpty && !$0.contains(where: \.isNewline) }), namespaces.count <= 64 else {

@@ -16,9 +16,7 @@ enum SSHKeys {
     /// The kept keys of `keychain`, with their items' attributes.
     static func kept(in keychain: String, _ session: Session) throws(StoreError)
         -> [(item: SSHKeyItem, attributes: [String: AttributeValue], flags: UInt64?)] {
-        var query = ItemQuery(itemClass: .genericPassword)
-        query.criteria = SSHKeyItem.criteria
-        query.limit = nil
+        let query = SSHKeyItem.query()
         do {
             let found = try session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: false)).items ?? []
             return found.compactMap { stored in SSHKeyItem(attributes: stored.attributes).map { ($0, stored.attributes, stored.accessControlFlags) } }
@@ -68,7 +66,9 @@ extension SSHNewKey: HelperWork {
             let access = ItemAccess(applications: programs.map { TrustedApplication(path: $0, digest: Data()) })
             // kSecAccessControlUserPresence (1 << 0): each signature needs a finger or the keychain's password.
             let flags: UInt64? = presence ? 1 << 0 : nil
-            try session.send(.add(keychain: try session.path(keychain), item: NewItem(itemClass: .genericPassword, attributes: item.attributes,
+            var attributes = item.attributes
+            if sync { attributes["sync"] = .number(1) }
+            try session.send(.add(keychain: try session.path(keychain), item: NewItem(itemClass: .genericPassword, attributes: attributes,
                                                                                       secret: data, accessControlFlags: flags, access: access),
                                   caller: SSHKeys.caller))
             printLine(SSHKeys.publicLine(publicBlob, comment: name))
@@ -132,9 +132,7 @@ extension SSHDelete: HelperWork {
             guard matches.count == 1 else {
                 throw StoreError(.duplicateItem, "\(matches.count) SSH keys are named \(key): name one by its fingerprint")
             }
-            var query = ItemQuery(itemClass: .genericPassword)
-            query.criteria = SSHKeyItem.criteria
-            query.criteria["acct"] = .string(matches[0].item.account)
+            let query = SSHKeyItem.query(account: matches[0].item.account)
             try session.send(.delete(keychains: [path], query: query, caller: SSHKeys.caller, makeTombstones: true))
         }
     }

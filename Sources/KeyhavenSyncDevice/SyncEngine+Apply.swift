@@ -24,7 +24,9 @@ extension SyncEngine {
             guard digest == context.seenLocal[primaryKey] else { continue }  // changed here meanwhile
             if digest != live.version.content {
                 // Only now, and only for an item to write, is its payload opened.
-                guard let item = try Self.item(of: live.version, in: context) else { continue }
+                guard var item = try Self.item(of: live.version, in: context) else { continue }
+                // A copy made here gets the access object its group asks for (an SSH key's).
+                if item.access == nil { item.access = ApplicationIdentityReader.replicaAccess(for: item.attributes) }
                 do {
                     if let read = local[primaryKey] {
                         var changes = ItemChanges()

@@ -5,7 +5,8 @@ import FoundationEssentials
 /// find the item (its access group decides that).
 ///
 /// Stored encrypted with the item (docs/file-format.md); not synced: a synced copy has none, and
-/// an item without one trusts every application, as macOS's data-protection items do.
+/// an item without one trusts every application, as macOS's data-protection items do, unless its
+/// group gives its copies one where they arrive (``ReplicaAccess``).
 package struct ItemAccess: Sendable, Hashable {
     /// Every application may use the item (security(1)'s `-A`; an ACL with no application list).
     package var anyApplication: Bool

@@ -114,6 +114,17 @@ package enum ApplicationIdentityReader {
         return access
     }
 
+    /// The access object a synced copy with `attributes` is given on this device
+    /// (``ReplicaAccess``), its programs hashed here; a program not installed here is left out,
+    /// so that at worst the copy trusts none. Nil when the copy keeps macOS's rule.
+    package static func replicaAccess(for attributes: [String: AttributeValue]) -> ItemAccess? {
+        guard var access = ReplicaAccess.access(for: attributes) else { return nil }
+        access.applications = access.applications.compactMap { app in
+            (try? application(atPath: app.path)).map(TrustedApplication.init)
+        }
+        return access
+    }
+
     // MARK: The rule's parts
 
     /// SHA-256 of the file behind `fd`, from its start (cached by the file's identity and times).

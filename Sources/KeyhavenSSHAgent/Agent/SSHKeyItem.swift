@@ -37,8 +37,9 @@ package struct SSHKeyItem: Sendable, Equatable {
     /// `kSecAttrService` of every SSH key item.
     package static let service = "keyhaven.ssh-key"
     /// The access group of SSH key items: the agent finds them there; the key item's access
-    /// object, not the group, decides which programs may sign with it.
-    package static let group = "com.keyhaven.ssh"
+    /// object, not the group, decides which programs may sign with it (a synced copy's, the one
+    /// ``ReplicaAccess`` gives it where it arrives).
+    package static let group = ReplicaAccess.sshKeys
     /// `kSecAttrDescription`, the kind Keychain Access shows.
     package static let kind = "SSH key"
 
@@ -75,6 +76,17 @@ package struct SSHKeyItem: Sendable, Equatable {
 
     /// The criteria that find every SSH key item.
     package static var criteria: [String: AttributeValue] { ["svce": .string(service), "agrp": .string(group)] }
+
+    /// A query for every SSH key item, or the one of `account` (a fingerprint), synchronizable or
+    /// not: a key synced from another device is as much the user's.
+    package static func query(account: String? = nil) -> ItemQuery {
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.criteria = criteria
+        if let account { query.criteria["acct"] = .string(account) }
+        query.matchAnySynchronizable = true
+        query.limit = nil
+        return query
+    }
 
     /// The key an item's attributes describe; nil for an item that is not one (or is damaged).
     package init?(attributes: [String: AttributeValue]) {
