@@ -330,7 +330,7 @@ let linuxTargets: [Target] = [
     .target(
         name: "KeyhavenImport",
         dependencies: [
-            "KeyhavenCLI", "KeychainModel", "KeyhavenAgentClient", "KeyhavenDBus", "KeyhavenSecretServiceCore",
+            "KeyhavenCLI", "KeychainModel", "KeyhavenAgentClient", "KeyhavenDBus", "KeyhavenSecretServiceCore", "KeyhavenSSHAgent",
             .product(name: "SwiftCSV", package: "SwiftCSV"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ],

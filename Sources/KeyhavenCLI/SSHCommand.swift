@@ -10,7 +10,7 @@ struct SSHCommand: ParsableCommand {
             keyhaven-ssh-agent.socket). Each is a generic password of the service keyhaven.ssh-key; its \
             access object decides which programs may sign with it (ssh and ssh-keygen, for a new key).
             """,
-        subcommands: [SSHNewKey.self, SSHList.self, SSHDelete.self, SSHApprovalsCommand.self]).underKeyhaven
+        subcommands: [SSHNewKey.self, SSHImport.self, SSHList.self, SSHDelete.self, SSHApprovalsCommand.self]).underKeyhaven
 }
 
 /// `keyhaven ssh new-key NAME`: a key made in the keychain, its only copy.
@@ -81,6 +81,26 @@ package struct SSHDelete: HelperCommand {
         discussion: "A key made with new-key has no other copy: it is gone for good.")
     @Argument(help: "The key's name or its SHA256: fingerprint.") package var key: String
     @Option(name: .customShort("k"), help: "The keychain (default: the default keychain).") package var keychain: String?
+
+    package init() {}
+
+    package func run() throws { try HelperDispatch.run(self) }
+}
+
+/// `keyhaven ssh import [FILE...]`: keys from files into the keychain through the session's
+/// agent, their passphrases from gnome-keyring's store where it kept them.
+package struct SSHImport: HelperCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "import", abstract: "Keep SSH key files in the keychain, through keyhaven-ssh-agent --keychain.",
+        discussion: """
+            Each file is added with ssh-add to the agent SSH_AUTH_SOCK names, which must be \
+            keyhaven-ssh-agent --keychain: the key is then kept in the default keychain. A key's passphrase \
+            is taken from the Secret Service where gnome-keyring keeps it (the item whose attribute unique \
+            is ssh-store:FILE), else asked for on the terminal. Without files: each ~/.ssh/id_* that has \
+            its .pub beside it. One line per file: kept, with its fingerprint, or why not; the status is 1 \
+            when any was not kept.
+            """)
+    @Argument(help: "Private key files (default: ~/.ssh/id_* with a .pub beside them).") package var files: [String] = []
 
     package init() {}
 

@@ -56,13 +56,7 @@ package struct SecretServiceReader {
     package func readAll(withSecrets: Bool = true, promptSeconds: Int = 300,
                          progress: (Int, Int) -> Void = { _, _ in }) throws(StoreError) -> Result {
         do throws(BusError) {
-            let exchange = try DiffieHellman()
-            let opened = try call(Self.root, SecretServiceNames.serviceInterface, "OpenSession",
-                                  [.string(SecretSession.dhAlgorithm), .variant(.bytes(exchange.publicKey))])
-            guard opened.count == 2, let providerKey = opened[0].bytesValue, case .objectPath(let path) = opened[1] else {
-                throw BusError.failed("the provider's OpenSession answer is not (v, o)")
-            }
-            let session = try SecretSession.client(path: path, exchange: exchange, providerPublicKey: providerKey)
+            let (path, session) = try openSession()
             defer { _ = try? call(path, "org.freedesktop.Secret.Session", "Close") }
             var result = Result()
             let collections = try connection.property(Self.name, Self.root, SecretServiceNames.serviceInterface, "Collections").pathsValue ?? []
@@ -106,14 +100,46 @@ package struct SecretServiceReader {
         }
     }
 
-    /// Unlocks a collection if it is locked, through the provider's prompt; false when it stays locked.
-    private func unlock(_ collection: String, promptSeconds: Int) throws(BusError) -> Bool {
-        guard try connection.property(Self.name, collection, SecretServiceNames.collectionInterface, "Locked").boolValue == true else {
-            return true
+    /// The secret of the first item whose attributes include `attributes` (SearchItems), its
+    /// item unlocked through the provider's prompt if it is locked; nil when none matches or it
+    /// stays locked.
+    package func lookup(_ attributes: [String: String], promptSeconds: Int = 300) throws(StoreError) -> Data? {
+        do throws(BusError) {
+            let query = BusValue.dictionary(key: "s", value: "s", attributes.sorted { $0.key < $1.key }.map { BusValue.Pair(.string($0.key), .string($0.value)) })
+            let found = try call(Self.root, SecretServiceNames.serviceInterface, "SearchItems", [query])
+            guard found.count == 2 else { throw BusError.failed("the provider's SearchItems answer is not (ao, ao)") }
+            var item = found[0].pathsValue?.first
+            if item == nil, let locked = found[1].pathsValue?.first {
+                item = try unlockObject(locked, promptSeconds: promptSeconds) ? locked : nil
+            }
+            guard let item else { return nil }
+            let (path, session) = try openSession()
+            defer { _ = try? call(path, "org.freedesktop.Secret.Session", "Close") }
+            let reply = try call(item, SecretServiceNames.itemInterface, "GetSecret", [.objectPath(path)])
+            guard let secret = reply.first else { throw BusError.failed("GetSecret answered nothing") }
+            return try session.decode(secret).0
+        } catch {
+            throw StoreError(.notAvailable, "reading the Secret Service failed: \(error.name): \(error.message)")
         }
-        let reply = try call(Self.root, SecretServiceNames.serviceInterface, "Unlock", [.array(element: "o", [.objectPath(collection)])])
+    }
+
+    /// A DH session with the provider (no secret crosses the bus in the clear): its path, and
+    /// the client's side that decodes the secrets it sends. The caller closes it.
+    private func openSession() throws(BusError) -> (path: String, session: SecretSession) {
+        let exchange = try DiffieHellman()
+        let opened = try call(Self.root, SecretServiceNames.serviceInterface, "OpenSession",
+                              [.string(SecretSession.dhAlgorithm), .variant(.bytes(exchange.publicKey))])
+        guard opened.count == 2, let providerKey = opened[0].bytesValue, case .objectPath(let path) = opened[1] else {
+            throw BusError.failed("the provider's OpenSession answer is not (v, o)")
+        }
+        return (path, try SecretSession.client(path: path, exchange: exchange, providerPublicKey: providerKey))
+    }
+
+    /// Unlocks a collection or an item through the provider's prompt; false when it stays locked.
+    private func unlockObject(_ item: String, promptSeconds: Int) throws(BusError) -> Bool {
+        let reply = try call(Self.root, SecretServiceNames.serviceInterface, "Unlock", [.array(element: "o", [.objectPath(item)])])
         guard reply.count == 2, case .objectPath(let prompt) = reply[1] else { throw .failed("the provider's Unlock answer is not (ao, o)") }
-        if prompt == "/" { return reply[0].pathsValue?.contains(collection) == true }
+        if prompt == "/" { return reply[0].pathsValue?.contains(item) == true }
         let completed = try connection.awaitSignal(prompt, "org.freedesktop.Secret.Prompt", "Completed", seconds: promptSeconds) {
             () throws(BusError) in _ = try call(prompt, "org.freedesktop.Secret.Prompt", "Prompt", [.string("")])
         }
@@ -122,6 +148,14 @@ package struct SecretServiceReader {
             return false
         }
         return true
+    }
+
+    /// Unlocks a collection if it is locked, through the provider's prompt; false when it stays locked.
+    private func unlock(_ collection: String, promptSeconds: Int) throws(BusError) -> Bool {
+        guard try connection.property(Self.name, collection, SecretServiceNames.collectionInterface, "Locked").boolValue == true else {
+            return true
+        }
+        return try unlockObject(collection, promptSeconds: promptSeconds)
     }
 
     private func call(_ path: String, _ interface: String, _ member: String, _ values: [BusValue] = []) throws(BusError) -> [BusValue] {

@@ -52,16 +52,7 @@ struct ImportFromIncumbentsTests {
 
     @Test("secret-service: every item of a running gnome-keyring (attributes, label, binary secret) through a DH session")
     func gnomeKeyring() throws {
-        let tools = ["/usr/bin/dbus-run-session", "/usr/bin/secret-tool", "/usr/bin/gnome-keyring-daemon"]
-        try #require(tools.allSatisfy(FileManager.default.isExecutableFile(atPath:)), "scripts/bootstrap installs dbus, libsecret-tools, gnome-keyring")
-        let k = try CommandRunner()
-        defer { k.finish() }
-        let folder = try TemporaryFolder.make(prefix: "keyhaven-gk")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let products = CommandRunner.products.path
-        let script = """
-            export HOME='\(folder)' XDG_DATA_HOME='\(folder)/data' XDG_CONFIG_HOME='\(folder)/config'
-            KH='\(products)/keyhaven'
+        let result = try Self.inGnomeKeyringSession("""
             echo "none: $("$KH" import-secrets --from secret-service 2>&1; echo " status=$?")"
             # A login keyring with a password: without one gnome-keyring wants a prompter to make it.
             printf 'gk-pass' | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
@@ -78,9 +69,7 @@ struct ImportFromIncumbentsTests {
             # This bus's gnome-keyring only (another test may run its own meanwhile).
             GK=$(dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets 2>/dev/null | awk '/uint32/ {print $2}')
             [ -n "$GK" ] && kill "$GK"
-            """
-        try script.write(toFile: folder + "/test.sh", atomically: true, encoding: .utf8)
-        let result = try CommandRunner.execute("/usr/bin/dbus-run-session", ["--", "/bin/bash", folder + "/test.sh"], environment: k.environment)
+            """)
         let out = result.output
         #expect(out.contains("no program provides org.freedesktop.secrets") && out.contains("status="), "\(out)\n\(result.error)")
         #expect(!out.contains("status=0"))
@@ -90,5 +79,61 @@ struct ImportFromIncumbentsTests {
         #expect(out.contains("gk-one\nmail=0"))
         #expect(out.contains("0x676B01FF62696E"))
         #expect(out.contains("gk-two"))
+    }
+
+    @Test("ssh import: ~/.ssh's keys kept in the keychain through keyhaven-ssh-agent, a passphrase taken from gnome-keyring's ssh-store item; a key whose passphrase is nowhere is said not kept")
+    func sshKeysFromGnomeKeyring() throws {
+        // No controlling terminal (setsid): a passphrase found nowhere cannot be asked for.
+        let result = try Self.inGnomeKeyringSession("""
+            printf 'gk-pass' | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
+            for i in $(seq 50); do secret-tool search --all nothing nothing >/dev/null 2>&1 && break; sleep 0.1; done
+            mkdir -m 700 "$HOME/.ssh"
+            ssh-keygen -q -t ed25519 -N 'gk phrase' -C stored -f "$HOME/.ssh/id_ed25519"
+            ssh-keygen -q -t ecdsa -N '' -C plain -f "$HOME/.ssh/id_ecdsa"
+            ssh-keygen -q -t ed25519 -N 'nowhere' -C unknown -f "$HOME/.ssh/id_unknown"
+            # What gnome-keyring's SSH agent stores when the user ticks "unlock automatically".
+            printf 'gk phrase' | secret-tool store --label 'Unlock password for: stored' unique "ssh-store:$HOME/.ssh/id_ed25519"
+            eval "$("$PRODUCTS/keyhaven-ssh-agent" -s --keychain -a "$HOME/ssh.sock")" >/dev/null
+            "$KH" ssh import; echo "import=$?"
+            "$KH" ssh list | cut -f1,4
+            unset SSH_AUTH_SOCK
+            "$KH" ssh import "$HOME/.ssh/id_ecdsa"; echo "noagent=$?"
+            kill "$SSH_AGENT_PID"
+            GK=$(dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets 2>/dev/null | awk '/uint32/ {print $2}')
+            [ -n "$GK" ] && kill "$GK"
+            """, tools: ["/usr/bin/ssh-add", "/usr/bin/setsid"], detached: true)
+        let out = result.output
+        #expect(out.contains("/.ssh/id_ecdsa: kept in the keychain as SHA256:"), "\(out)\n\(result.error)")
+        #expect(out.contains("/.ssh/id_ed25519: kept in the keychain as SHA256:"), "\(out)\n\(result.error)")
+        #expect(out.contains("/.ssh/id_unknown: not kept: "), "\(out)\n\(result.error)")
+        #expect(out.contains("import=1"), "\(out)")
+        #expect(out.contains("stored\tkeychain ") && out.contains("plain\tkeychain ") && out.contains("(added by ssh-add, this device only)"), "\(out)")
+        #expect(!out.contains("unknown\t"), "\(out)")
+        #expect(out.contains("SSH_AUTH_SOCK names no agent") || result.error.contains("SSH_AUTH_SOCK names no agent"), "\(out)\n\(result.error)")
+        #expect(out.contains("noagent=") && !out.contains("noagent=0"), "\(out)")
+    }
+
+    /// Runs `body` (bash) in a session bus of its own, with HOME and XDG folders in a new folder,
+    /// `KH` (the built keyhaven) and `PRODUCTS` (the build folder) set, for the test's keychain
+    /// home; `detached`: without a controlling terminal. What it printed, and its errors.
+    static func inGnomeKeyringSession(_ body: String, tools: [String] = [], detached: Bool = false) throws -> (output: String, error: String) {
+        let needed = ["/usr/bin/dbus-run-session", "/usr/bin/secret-tool", "/usr/bin/gnome-keyring-daemon"] + tools
+        try #require(needed.allSatisfy(FileManager.default.isExecutableFile(atPath:)),
+                     "scripts/bootstrap installs dbus, libsecret-tools, gnome-keyring and openssh-client")
+        let k = try CommandRunner()
+        defer { k.finish() }
+        let folder = try TemporaryFolder.make(prefix: "keyhaven-gk")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let products = CommandRunner.products.path
+        let script = """
+            export HOME='\(folder)' XDG_DATA_HOME='\(folder)/data' XDG_CONFIG_HOME='\(folder)/config'
+            KH='\(products)/keyhaven' PRODUCTS='\(products)'
+            \(body)
+            """
+        try script.write(toFile: folder + "/test.sh", atomically: true, encoding: .utf8)
+        let command = ["/usr/bin/dbus-run-session", "--", "/bin/bash", folder + "/test.sh"]
+        let result = detached ? try CommandRunner.execute("/usr/bin/setsid", ["-w"] + command, environment: k.environment)
+            : try CommandRunner.execute(command[0], Array(command.dropFirst()), environment: k.environment)
+        return (result.output, result.error)
     }
 }
