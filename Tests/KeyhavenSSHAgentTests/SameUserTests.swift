@@ -8,7 +8,7 @@ import Testing
 /// the user's yes; the agent's processes are closed to the user's debuggers.
 @Suite("The SSH agent against the user's other programs", .serialized, .enabled(if: LocalUser.isAvailable, LocalUser.skipReason))
 struct SameUserTests {
-    @Test("As an ordinary user: python3, a modified copy of ssh-keygen and ssh-keygen with a preloaded library are asked and refused; ssh-keygen signs; neither agent's memory opens")
+    @Test("As an ordinary user: python3, a modified copy of ssh-keygen and ssh-keygen with a preloaded library are asked and refused; ssh-keygen signs; neither agent's memory opens nor takes a debugger")
     func otherProgramsOfTheUserAreRefused() throws {
         let user = try LocalUser.make("keyhaven-ssh-sameuser")
         let session = try UserKeychainSession(user, executables: ["keyhaven", "keyhavend", "keyhaven-pki", "keyhaven-ssh-agent"])
@@ -82,17 +82,24 @@ struct SameUserTests {
         // process does (the control: what the kernel allows without the agents' hardening).
         let keyhavend = try #require(try user.run("/usr/bin/pgrep", ["-u", String(user.uid), "-x", "keyhavend"], environment: environment)
             .output.split(separator: "\n").first.flatMap { Int32($0) })
+        // As OpenSSH's agent-ptrace test asks (a debugger's PTRACE_ATTACH), and /proc/PID/mem.
         let probe = """
-            import subprocess, sys
+            import ctypes, os, subprocess, sys
+            libc = ctypes.CDLL(None, use_errno=True)
             control = subprocess.Popen(["/bin/sleep", "30"])
             def opens(pid):
                 try: open("/proc/%d/mem" % pid, "rb").close(); return "opens"
                 except OSError: return "closed"
-            print(opens(control.pid), opens(int(sys.argv[1])), opens(int(sys.argv[2])))
+            def attaches(pid):
+                if libc.ptrace(16, pid, 0, 0) != 0: return "refused"
+                os.waitpid(pid, 0x40000000)
+                libc.ptrace(17, pid, 0, 0)
+                return "attaches"
+            print(*[f(p) for p in (control.pid, int(sys.argv[1]), int(sys.argv[2])) for f in (opens, attaches)])
             control.kill()
             """
         let probed = try user.run("/usr/bin/python3", ["-c", probe, String(pid), String(keyhavend)], environment: environment)
-        #expect(probed.output == "opens closed closed\n", "\(probed)")
+        #expect(probed.output == "opens attaches closed refused closed refused\n", "\(probed)")
 
         // The key is untouched by all of it.
         #expect(try sign("/usr/bin/ssh-keygen") == 0)
