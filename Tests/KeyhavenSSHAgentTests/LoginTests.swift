@@ -70,6 +70,34 @@ extension AgentProgramTests {
 }
 
 extension AgentProgramTests {
+    /// `ssh-add -h` with a real sshd: the constraint names hosts by their host keys (from the
+    /// known_hosts file given with -H), and the login's verified session binding is judged by it.
+    @Test func aKeyRestrictedToAnotherHostIsRefusedAndOneRestrictedToThisHostLogsIn() throws {
+        try withAgent { agent in
+            let elsewhereKey = try agent.makeKey("ed25519", comment: "for-elsewhere")
+            let hereKey = try agent.makeKey("ed25519", comment: "for-here")
+            let lines = try [elsewhereKey, hereKey].map { try String(contentsOfFile: $0 + ".pub", encoding: .utf8).trimmingCharacters(in: .newlines) }
+            let server = try SSHServer.start(in: agent.folder, authorizedKeys: lines, certificateAuthority: nil)
+            defer { server.stop() }
+            let otherHost = try agent.makeKey("ed25519", comment: "another-host")
+            let hosts = agent.folder + "/constraint_hosts"
+            try ("testhost \(server.hostKeyLine)\nelsewhere " + String(contentsOfFile: otherHost + ".pub", encoding: .utf8))
+                .write(toFile: hosts, atomically: true, encoding: .utf8)
+
+            let restricted = try agent.sshAdd("-H", hosts, "-h", "elsewhere", elsewhereKey)
+            #expect(restricted.status == 0, "\(restricted.error)")
+            // Offered nowhere but elsewhere: the login to this host finds no key that signs.
+            let refused = try server.login(agentSocket: agent.socket, environment: agent.environment)
+            #expect(refused.status != 0, "a key restricted to another host logged in: \(refused)")
+            #expect(try String(contentsOfFile: agent.folder + "/sshd.log", encoding: .utf8).contains("Accepted publickey") == false)
+
+            #expect(try agent.sshAdd("-H", hosts, "-h", "testhost", hereKey).status == 0)
+            let allowed = try server.login(agentSocket: agent.socket, environment: agent.environment)
+            #expect(allowed.status == 0 && allowed.output == "logged-in\n", "\(allowed.error)")
+            #expect(try String(contentsOfFile: agent.folder + "/sshd.log", encoding: .utf8).contains("Accepted publickey"))
+        }
+    }
+
     @Test(.enabled(if: TestTPM.isAvailable, "needs swtpm and tpm2-tools (scripts/bootstrap)"))
     func aKeyInTheTPMLogsInAndSigns() throws {
         let tpm = try TestTPM()
