@@ -37,22 +37,17 @@ package struct SSHKeysSummary: Sendable, Equatable {
             let origin = item.inTPM ? "in the TPM, never synced" : item.origin == .made ? "made in the keychain" : "added by ssh-add"
             let synced = item.inTPM ? "" : entry.attributes["sync"] == .number(1) ? ", synchronizable" : ", this device only"
             let use = report.lastUses.first { $0.key == item.account }.map { use in
-                "last used \(ItemBrowser.text(date: use.at)) by \(Self.oneLine(use.by)) to \(Self.oneLine(use.target)) (\(use.allowed))"
+                "last used \(ItemBrowser.text(date: use.at)) by \(SSHUseReport.oneLine(use.by)) to \(SSHUseReport.oneLine(use.target)) (\(use.allowed))"
             } ?? "not used since the agent started"
             var reader = SSHReader(item.publicBlob)
-            return Key(name: item.comment.isEmpty ? "(no name)" : Self.oneLine(item.comment), type: (try? reader.text()) ?? "unknown",
+            return Key(name: item.comment.isEmpty ? "(no name)" : SSHUseReport.oneLine(item.comment), type: (try? reader.text()) ?? "unknown",
                        fingerprint: item.account, place: "keychain \(entry.keychain) (\(origin)\(synced))", lastUse: use)
         }
         approvals = report.approvals.map { approval in
-            let key = approval.comment.isEmpty ? approval.key : "\(Self.oneLine(approval.comment)) (\(approval.key))"
+            let key = approval.comment.isEmpty ? approval.key : "\(SSHUseReport.oneLine(approval.comment)) (\(approval.key))"
             let until = approval.expires.map { "until " + ItemBrowser.text(date: $0) } ?? "while it runs"
-            return Approval(id: approval.id, line: "\(key): \(Self.oneLine(approval.scope)), \(until)")
+            return Approval(id: approval.id, line: "\(key): \(SSHUseReport.oneLine(approval.scope)), \(until)")
         }
-    }
-
-    /// Text a client gave, on one line.
-    static func oneLine(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
     }
 }
 

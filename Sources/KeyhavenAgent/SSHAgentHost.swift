@@ -75,12 +75,10 @@ struct SSHAgentHost: Sendable {
         let pidfd = kh_peer_pidfd(fd)
         let client = ClientProcess(pid: credentials.pid, pidfd: pidfd >= 0 ? pidfd : ClientProcess.openPidfd(credentials.pid))
         if ConnectionHolders.suspicion(socket: fd, client: client) != nil { client.markSuspect() }
-        let allowed = Allowance()
-        let knownHosts = KnownHosts.userFile()
+        let record = ConnectionRecord(pid: client.pid)
         var session = SSHAgentSession(keyring: keyring, vault: kept?.vault(for: client), signed: { use in
-            approvals.recordUse(use, by: ProcessChain(pid: client.pid).description,
-                                target: SSHApprovals.target(of: use, hostNames: Self.names(of: use, in: knownHosts)), allowed: allowed.how)
-        }) { use in decide(use, client: client, knownHosts: knownHosts, allowed: allowed) }
+            approvals.recordUse(use, by: record.chain, target: SSHApprovals.target(of: use, hostNames: record.names(of: use)), allowed: record.how)
+        }) { use in decide(use, client: client, record: record) }
         while true {
             guard let header = Self.read(fd, count: 4) else { return }
             let length = header.reduce(0) { $0 << 8 | Int($1) }
@@ -99,36 +97,30 @@ struct SSHAgentHost: Sendable {
     /// Whether the client may have this signature: a key added to confirm each use asks the
     /// user, naming the program, its parents, the destination and what is signed, unless an
     /// approval the user gave covers the use; any other key is the user's programs' to use, as
-    /// with OpenSSH's agent. `allowed` is told how it was allowed, for the use's record.
-    private func decide(_ use: KeyUse, client: ClientProcess, knownHosts: KnownHosts, allowed: Allowance) -> Bool {
+    /// with OpenSSH's agent. `record` is told how it was allowed, for the use's record.
+    private func decide(_ use: KeyUse, client: ClientProcess, record: ConnectionRecord) -> Bool {
         guard use.confirm else {
-            allowed.how = "no prompt"
+            record.how = "no prompt"
             return true
         }
         let mark = ProcessMark.of(client.pid)
         if let mark, client.isAlive, approvals.approval(for: use, process: mark, alive: ProcessMark.isRunning) != nil {
-            allowed.how = "approval"
+            record.how = "approval"
             return true
         }
-        let chain = ProcessChain(pid: client.pid).description
-        let description = SSHUseDescription(use: use, chain: chain, knownHosts: knownHosts).text
-        let scope = mark.flatMap { SSHApprovals.scope(for: use, process: $0, chain: chain, hostNames: Self.names(of: use, in: knownHosts),
+        let description = SSHUseDescription(use: use, chain: record.chain, knownHosts: record.knownHosts).text
+        let scope = mark.flatMap { SSHApprovals.scope(for: use, process: $0, chain: record.chain, hostNames: record.names(of: use),
                                                        minutes: approvalMinutes) }
         do throws(StoreError) {
             let approved = try prompter.confirm(description, client: client, identity: client.identity(),
                                                 standing: scope.map { SSHApprovals.buttonLabel(for: $0, minutes: approvalMinutes) })
             if approved, let scope { approvals.grant(scope, for: use) }
-            allowed.how = "prompt"
+            record.how = "prompt"
             return true
         } catch {
             prompter.log("a signature with the SSH key \(AccessPrompter.shown(use.comment)) was refused: \(error.message)")
             return false
         }
-    }
-
-    /// The names `known_hosts` gives the use's verified host.
-    private static func names(of use: KeyUse, in knownHosts: KnownHosts) -> [String] {
-        use.destination.map { knownHosts.names(for: $0.hostKey) } ?? []
     }
 
     /// The approvals and last uses, after revoking what `revoke` names (`.itemNotFound` for an
@@ -182,7 +174,20 @@ struct SSHAgentHost: Sendable {
     }
 }
 
-/// How the last signature of a connection was allowed; used on that connection's thread only.
-private final class Allowance {
+/// What a connection's prompts and its signatures' record say of it, read once and only when
+/// first needed (a connection that only lists keys reads neither): the client's process chain
+/// and the user's known_hosts. And how its last signature was allowed. Used on that
+/// connection's thread only.
+private final class ConnectionRecord {
+    let pid: Int32
     var how = ""
+    private(set) lazy var chain = ProcessChain(pid: pid).description
+    private(set) lazy var knownHosts = KnownHosts.userFile()
+
+    init(pid: Int32) { self.pid = pid }
+
+    /// The names known_hosts gives the use's verified host.
+    func names(of use: KeyUse) -> [String] {
+        use.destination.map { knownHosts.names(for: $0.hostKey) } ?? []
+    }
 }

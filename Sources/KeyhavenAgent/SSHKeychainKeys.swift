@@ -140,8 +140,8 @@ final class SSHKeychainKeys: Sendable {
             return nil
         }
         guard var stored = found.first, SSHKeyItem(attributes: stored.attributes)?.publicBlob == item.publicBlob else { return nil }
-        // A copy without an access object (synced before the device gave it one) is judged by the
-        // one a copy gets on arrival: OpenSSH's programs, never every program.
+        // An SSH key item without an access object, however it was written, is judged by the one a
+        // synced copy gets on arrival: OpenSSH's programs, never every program.
         if stored.access == nil { stored.access = ApplicationIdentityReader.replicaAccess(for: stored.attributes) }
         return try service.checkSecrets([(database, stored)], caller: caller, context).first?.item
     }

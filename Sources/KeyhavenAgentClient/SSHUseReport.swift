@@ -45,6 +45,12 @@ package struct SSHUseReport: Sendable, Equatable {
     package init(approvals: [Approval], lastUses: [LastUse]) {
         (self.approvals, self.lastUses) = (approvals, lastUses)
     }
+
+    /// Text that clients and keys named (a comment, a process's name, a host), on one line:
+    /// each control character a space, so that it cannot end or redraw the line it is shown on.
+    package static func oneLine(_ text: String) -> String {
+        String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+    }
 }
 
 /// Which standing approvals to revoke.

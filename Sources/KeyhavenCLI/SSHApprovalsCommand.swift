@@ -16,8 +16,9 @@ package struct SSHApprovalsCommand: ParsableCommand {
             approvals live in the agent's memory: they end with it.
             """)
     @Option(name: .customLong("revoke"), help: "Revoke the approval with this number.") var revoke: UInt64?
-    package init() {}
     @Flag(name: .customLong("revoke-all"), help: "Revoke every approval.") var revokeAll = false
+
+    package init() {}
 
     package func validate() throws {
         if revoke != nil && revokeAll { throw ValidationError("give --revoke or --revoke-all, not both") }
@@ -30,18 +31,13 @@ package struct SSHApprovalsCommand: ParsableCommand {
             let report = try session.send(.sshUses(revoke: revocation)).sshUses ?? SSHUseReport(approvals: [], lastUses: [])
             guard revocation == nil else { return }
             for approval in report.approvals {
-                let key = approval.comment.isEmpty ? approval.key : "\(Self.shown(approval.comment)) (\(approval.key))"
+                let key = approval.comment.isEmpty ? approval.key : "\(SSHUseReport.oneLine(approval.comment)) (\(approval.key))"
                 let until = approval.expires.map { "until \(Self.time($0))" } ?? "while it runs"
-                printLine("\(approval.id)\t\(key)\t\(Self.shown(approval.scope))\t\(until)")
+                printLine("\(approval.id)\t\(key)\t\(SSHUseReport.oneLine(approval.scope))\t\(until)")
             }
         }
     }
 
     /// A date as scripts read it (ISO 8601, UTC).
     static func time(_ date: Date) -> String { date.formatted(.iso8601) }
-
-    /// Text the agent recorded from clients, on one line.
-    package static func shown(_ text: String) -> String {
-        String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
-    }
 }

@@ -14,7 +14,7 @@ extension SSHImport: HelperWork {
     package func work() throws {
         var failed = false
         try perform("ssh import") { () throws(StoreError) in
-            guard let sshAdd = SSHImport.program("ssh-add") else { throw StoreError(.invalidParameter, "OpenSSH's ssh-add is not on PATH") }
+            guard let sshAdd = programOnPath("ssh-add") else { throw StoreError(.invalidParameter, "OpenSSH's ssh-add is not on PATH") }
             guard ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"].map({ !$0.isEmpty }) == true else {
                 throw StoreError(.invalidParameter, "SSH_AUTH_SOCK names no agent: start keyhaven-ssh-agent --keychain (docs/ssh.md)")
             }
@@ -64,7 +64,7 @@ extension SSHImport: HelperWork {
         // ssh-add says "Identity added: FILE (COMMENT)"; the fingerprint comes from the key's
         // public half, which ssh-keygen derives from the file (its .pub, or the key itself).
         let publicFile = FileManager.default.fileExists(atPath: file + ".pub") ? file + ".pub" : file
-        guard let keygen = program("ssh-keygen") else { return (nil, "OpenSSH's ssh-keygen is not on PATH") }
+        guard let keygen = programOnPath("ssh-keygen") else { return (nil, "OpenSSH's ssh-keygen is not on PATH") }
         let listed = run(keygen, ["-l", "-E", "sha256", "-f", publicFile], environment: ProcessInfo.processInfo.environment)
         let fingerprint = listed.output.split(separator: " ").dropFirst().first.map(String.init)
         return (fingerprint, fingerprint == nil ? "its fingerprint could not be read" : nil)
@@ -79,12 +79,6 @@ extension SSHImport: HelperWork {
         } catch where error.code == .itemNotFound {
             return []
         }
-    }
-
-    /// The program `name` on PATH.
-    static func program(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     private static func run(_ program: String, _ arguments: [String], environment: [String: String]) -> (status: Int32, output: String, error: String) {

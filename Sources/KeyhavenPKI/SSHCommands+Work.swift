@@ -6,6 +6,7 @@ import Musl
 import ArgumentParser
 import FoundationEssentials
 import KeychainModel
+import KeyhavenAgentClient
 import KeyhavenCLI
 import KeyhavenSSHAgent
 
@@ -25,18 +26,6 @@ enum SSHKeys {
         }
     }
 
-    /// The program `name` on PATH, its links followed (the path the agent sees it run from).
-    static func program(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for folder in path.split(separator: ":") where folder.hasPrefix("/") {
-            let candidate = folder + "/" + name
-            guard access(candidate, X_OK) == 0, let resolved = realpath(candidate, nil) else { continue }
-            defer { free(resolved) }
-            return String(cString: resolved)
-        }
-        return nil
-    }
-
     /// The type's name in a public blob.
     static func typeName(_ blob: [UInt8]) -> String {
         var reader = SSHReader(blob)
@@ -52,7 +41,7 @@ enum SSHKeys {
 extension SSHNewKey: HelperWork {
     package func work() throws {
         try perform("ssh new-key") { () throws(StoreError) in
-            let programs = ["ssh", "ssh-keygen"].compactMap(SSHKeys.program)
+            let programs = ["ssh", "ssh-keygen"].compactMap(programOnPath)
             guard !programs.isEmpty else {
                 throw StoreError(.invalidParameter, "OpenSSH's ssh and ssh-keygen are not on PATH: no program could use the key")
             }
@@ -106,7 +95,7 @@ extension SSHList: HelperWork {
             for keychain in try session.searchPaths(keychains) {
                 for (item, attributes, flags) in try SSHKeys.kept(in: keychain, session) {
                     let lastUse = uses.first { $0.key == item.account }.map { use in
-                        SSHApprovalsCommand.shown("\(use.at.formatted(.iso8601)) by \(use.by) to \(use.target) (\(use.allowed))")
+                        SSHUseReport.oneLine("\(use.at.formatted(.iso8601)) by \(use.by) to \(use.target) (\(use.allowed))")
                     } ?? "-"
                     var constraints: [String] = []
                     if item.confirm { constraints.append("confirm each use") }

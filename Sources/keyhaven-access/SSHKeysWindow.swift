@@ -31,10 +31,6 @@ final class SSHKeysWindow {
 
     private init(parent: UnsafeMutablePointer<GtkWidget>, model: KeychainAccessModel) {
         self.model = model
-        window = gtk_window_new()
-        gtk_window_set_title(kh_window(window), "SSH Keys")
-        gtk_window_set_transient_for(kh_window(window), kh_window(parent))
-        gtk_window_set_default_size(kh_window(window), 760, 420)
         keys = gtk_list_box_new()
         kh_set_accessible_label(keys, "SSH Keys")
         approvals = gtk_list_box_new()
@@ -44,28 +40,14 @@ final class SSHKeysWindow {
         gtk_widget_set_halign(revokeAll, GTK_ALIGN_START)
         message = makeLabel("")
         gtk_label_set_wrap(kh_label(message), 1)
-        let close = gtk_button_new_with_label("Close")!
-        kh_set_accessible_label(close, "Close")
-        gtk_widget_set_halign(close, GTK_ALIGN_END)
-        let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8)!
-        for margin in [gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start, gtk_widget_set_margin_end] {
-            margin(box, 12)
-        }
         let note = makeLabel("Last uses and approvals are the agent's record since it started. An approval spares the prompt of a key that confirms each use.")
         gtk_label_set_wrap(kh_label(note), 1)
-        for child in [makeLabel("Keys"), keys, makeLabel("Approvals"), approvals, revokeAll, note, message, close] {
-            gtk_box_append(kh_box(box), child)
+        let page = PageWindow(title: "SSH Keys", parent: parent, width: 760, height: 420,
+                              children: [makeLabel("Keys"), keys, makeLabel("Approvals"), approvals, revokeAll, note, message]) {
+            SSHKeysWindow.current = nil
         }
-        gtk_window_set_child(kh_window(window), box)
-        let closed = Callback { SSHKeysWindow.current = nil }
-        callbacks.append(closed)
-        closed.connect(raw(window), "destroy")
-        let closing = Callback { [unowned self] in
-            gtk_window_destroy(kh_window(window))
-            gtk_window_present(kh_window(parent))
-        }
-        callbacks.append(closing)
-        closing.connect(raw(close), "clicked")
+        window = page.window
+        callbacks = page.callbacks
         let all = Callback { [unowned self] in reload(saying: model.revokeSSHApproval(nil)) }
         callbacks.append(all)
         all.connect(raw(revokeAll), "clicked")

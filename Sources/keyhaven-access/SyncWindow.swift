@@ -28,10 +28,6 @@ final class SyncWindow {
     }
 
     private init(parent: UnsafeMutablePointer<GtkWidget>) {
-        window = gtk_window_new()
-        gtk_window_set_title(kh_window(window), "Sync")
-        gtk_window_set_transient_for(kh_window(window), kh_window(parent))
-        gtk_window_set_default_size(kh_window(window), 520, 360)
         state = makeLabel("")
         gtk_label_set_wrap(kh_label(state), 1)
         kh_set_accessible_label(state, "Sync State")
@@ -42,25 +38,11 @@ final class SyncWindow {
         result = makeLabel("")
         gtk_label_set_wrap(kh_label(result), 1)
         kh_set_accessible_label(result, "Sync Result")
-        let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8)!
-        for margin in [gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start, gtk_widget_set_margin_end] {
-            margin(box, 12)
-        }
-        let close = gtk_button_new_with_label("Close")!
-        kh_set_accessible_label(close, "Close")
-        gtk_widget_set_halign(close, GTK_ALIGN_END)
-        for child in [state, makeLabel("Devices"), devices, syncNow, result, close] { gtk_box_append(kh_box(box), child) }
         gtk_widget_set_halign(syncNow, GTK_ALIGN_START)
-        gtk_window_set_child(kh_window(window), box)
-        let closed = Callback { SyncWindow.current = nil }
-        callbacks.append(closed)
-        closed.connect(raw(window), "destroy")
-        let closing = Callback { [unowned self] in
-            gtk_window_destroy(kh_window(window))
-            gtk_window_present(kh_window(parent))
-        }
-        callbacks.append(closing)
-        closing.connect(raw(close), "clicked")
+        let page = PageWindow(title: "Sync", parent: parent, width: 520, height: 360,
+                              children: [state, makeLabel("Devices"), devices, syncNow, result]) { SyncWindow.current = nil }
+        window = page.window
+        callbacks = page.callbacks
         let clicked = Callback { [unowned self] in runSyncNow() }
         callbacks.append(clicked)
         clicked.connect(raw(syncNow), "clicked")

@@ -8,7 +8,7 @@ import Testing
 /// the user's yes; the agent's processes are closed to the user's debuggers.
 @Suite("The SSH agent against the user's other programs", .serialized, .enabled(if: LocalUser.isAvailable, LocalUser.skipReason))
 struct SameUserTests {
-    @Test("As an ordinary user: python3, a modified copy of ssh-keygen and ssh-keygen with a preloaded library are asked and refused; ssh-keygen signs; neither agent's memory opens nor takes a debugger")
+    @Test("As an ordinary user: python3, a modified copy of ssh-keygen and ssh-keygen with a preloaded library are asked and refused; ssh-keygen signs; neither agent's memory opens nor takes a debugger; the uses' record is keyhaven's alone")
     func otherProgramsOfTheUserAreRefused() throws {
         let user = try LocalUser.make("keyhaven-ssh-sameuser")
         let session = try UserKeychainSession(user, executables: ["keyhaven", "keyhavend", "keyhaven-pki", "keyhaven-ssh-agent"])
@@ -100,6 +100,16 @@ struct SameUserTests {
             """
         let probed = try user.run("/usr/bin/python3", ["-c", probe, String(pid), String(keyhavend)], environment: environment)
         #expect(probed.output == "opens attaches closed refused closed refused\n", "\(probed)")
+
+        // Where the user's keys went is the keyhaven programs' to read: keyhaven reads the record,
+        // the user's python3 asking keyhavend for it directly is refused.
+        let record = try user.run(session.binaries.path("keyhaven"), ["ssh", "list"], environment: environment)
+        #expect(record.status == 0 && record.output.contains(" by ssh-keygen ("), "\(record)")
+        let uses = prompts + "/uses.py"
+        try AgentProgramTests.usesClient.write(toFile: uses, atomically: true, encoding: .utf8)
+        chmod(uses, 0o644)
+        let asked = try user.run("/usr/bin/python3", [uses], environment: environment)
+        #expect(asked.output.hasPrefix("refused"), "\(asked)")
 
         // The key is untouched by all of it.
         #expect(try sign("/usr/bin/ssh-keygen") == 0)
