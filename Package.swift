@@ -450,7 +450,7 @@ let linuxTargets: [Target] = [
     .testTarget(
         name: "InstallationTests",
         dependencies: ["KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend", "keyhaven-sync", "keyhaven-ssh-agent",
-                       "git-credential-keyhaven", "keyhaven-access"],
+                       "git-credential-keyhaven", "keyhaven-access", "keyhaven-sync-server"],
         swiftSettings: strictSwift
     ),
     .testTarget(

@@ -20,6 +20,7 @@ package struct KeyhavenCommand: ParsableCommand {
             delete-certificate, delete-identity, create-keypair) are done by keyhaven-pki, and the sync \
             subcommands by keyhaven-sync; both must be installed beside keyhaven.
             """,
+        version: KeyhavenRelease.version,
         subcommands: [
             CreateKeychain.self, DeleteKeychain.self, ListKeychains.self, DefaultKeychain.self,
             UnlockKeychain.self, LockKeychain.self, ShowKeychainInfo.self, SetKeychainSettings.self,

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import KeychainModel
 import Logging
 import NIOCore
 import Metrics
@@ -31,11 +32,16 @@ package struct SyncServerCommand: ParsableCommand {
             --tls-key. Once listening it prints "keyhaven-sync-server: listening on HOST:PORT". \
             Any number of servers may share one database. SIGTERM or SIGINT stops it within \
             \(Self.shutdownBound.components.seconds) seconds: waiting polls are answered, new connections refused.
-            """
+            """,
+        version: KeyhavenRelease.version
     )
 
     @Option(name: .customLong("database-url"), help: "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]")
-    var databaseURL: String
+    var databaseURLArgument: String?
+
+    @Option(name: .customLong("database-url-file"),
+            help: "A file whose first line is the --database-url, so that its password is not on the command line (systemd's LoadCredential).")
+    var databaseURLFile: String?
 
     @Option(help: "The address and port to listen on, HOST:PORT (port 0: any free port).")
     var bind: String = "127.0.0.1:8787"
@@ -84,7 +90,23 @@ package struct SyncServerCommand: ParsableCommand {
 
     package init() {}
 
+    /// The database's URL, from `--database-url` or the first line of `--database-url-file`.
+    var databaseURL: String {
+        get throws(SyncServerError) {
+            if let databaseURLArgument { return databaseURLArgument }
+            guard let databaseURLFile else { throw SyncServerError(.badRequest, "give --database-url or --database-url-file") }
+            guard let contents = try? String(contentsOfFile: databaseURLFile, encoding: .utf8) else {
+                throw SyncServerError(.badRequest, "--database-url-file \(databaseURLFile) cannot be read")
+            }
+            return String(contents.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+                .trimmingCharacters(in: .whitespaces)
+        }
+    }
+
     package func validate() throws {
+        guard (databaseURLArgument == nil) != (databaseURLFile == nil) else {
+            throw ValidationError("give one of --database-url and --database-url-file")
+        }
         let address: ServerBindAddress
         do {
             _ = try DatabaseURL(databaseURL)

@@ -115,6 +115,52 @@ struct InstallScriptTests {
         #expect(FileManager.default.fileExists(atPath: home + "/stage/etc/xdg/xdg-desktop-portal/portals.conf"))
     }
 
+    @Test("--debian stages what contrib/debian's packages take: the sync server's files, the PAM profile, zsh's vendor completion, unstripped programs, the portal's line under the prefix and nothing in /etc/xdg; every staged file is in one package's .install list")
+    func debianLayout() throws {
+        let home = try TemporaryFolder.make(prefix: "keyhaven-install")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        var environment = try CommandRunner().environment
+        environment["HOME"] = home
+        environment["DESTDIR"] = home + "/stage"
+        let result = try CommandRunner.execute("/bin/bash", [Self.source + "/scripts/install", "--debian", "--prefix", "/usr",
+                                                             "--binaries", CommandRunner.products.path], environment: environment)
+        #expect(result.status == 0, "\(result.error)")
+        let stage = home + "/stage"
+        func text(_ path: String) -> String { (try? String(contentsOfFile: stage + path, encoding: .utf8)) ?? "" }
+        #expect(text("/etc/default/keyhaven-sync-server").contains("OPTIONS=\"\"\n"))
+        #expect(text("/usr/share/pam-configs/keyhaven").contains("Default: no\n"))
+        #expect(text("/usr/share/zsh/vendor-completions/_keyhaven").contains("#compdef keyhaven"))
+        #expect(text("/usr/share/xdg-desktop-portal/portals.conf") == "[preferred]\norg.freedesktop.impl.portal.Secret=keyhaven\n")
+        #expect(!FileManager.default.fileExists(atPath: stage + "/etc/xdg"))
+        #expect(FileManager.default.fileExists(atPath: stage + "/usr/share/doc/keyhaven-sync-server/examples/nginx-keyhaven-sync.conf"))
+        // dh_strip strips, keeping the symbols for the -dbgsym package.
+        let sections = try CommandRunner.execute("/usr/bin/readelf", ["-S", stage + "/usr/bin/keyhaven-sync-server"], environment: [:])
+        #expect(sections.output.contains(".symtab"))
+        // The sync server's system unit, as scripts/package gives it to dh_installsystemd.
+        let unit = try String(contentsOfFile: Self.source + "/contrib/systemd/keyhaven-sync-server.service", encoding: .utf8)
+            .replacingOccurrences(of: "@BINDIR@", with: CommandRunner.products.path)
+        #expect(unit.contains("--database-url-file ${CREDENTIALS_DIRECTORY}/database-url $OPTIONS\n"))
+        #expect(unit.contains("ConditionPathExists=/etc/keyhaven/sync-server/database-url\n") && unit.contains("DynamicUser=yes\n"))
+        try unit.write(toFile: home + "/keyhaven-sync-server.service", atomically: true, encoding: .utf8)
+        let runtime = try TemporaryFolder.make(prefix: "keyhaven-install-runtime")
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        let verified = try CommandRunner.execute("/usr/bin/systemd-analyze", ["verify", "--man=no", home + "/keyhaven-sync-server.service"],
+                                                 environment: ["HOME": home, "XDG_RUNTIME_DIR": runtime, "PATH": "/usr/bin:/bin"])
+        #expect(!verified.error.contains("keyhaven-sync-server.service:"), "\(verified.error)")
+        // Every staged file is claimed by one of the packages (dh_missing refuses a build that leaves one out).
+        let lists = try ["keyhaven", "keyhaven-access", "keyhaven-sync-server"].flatMap { package in
+            try String(contentsOfFile: Self.source + "/contrib/debian/\(package).install", encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+        let staged = FileManager.default.enumerator(atPath: stage)?.compactMap { $0 as? String }.filter { path in
+            var folder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: stage + "/" + path, isDirectory: &folder) && !folder.boolValue
+        } ?? []
+        #expect(staged.contains("usr/bin/keyhaven-sync-server") && staged.count >= 30, "\(staged)")
+        for path in staged {
+            #expect(lists.contains { path == $0 || path.hasPrefix($0 + "/") }, "\(path) is in no package")
+        }
+    }
+
     @Test("Bad options: a relative prefix, an unknown option, a folder without the programs")
     func refusesBadOptions() throws {
         let home = try TemporaryFolder.make(prefix: "keyhaven-install")

@@ -19,10 +19,19 @@ public final class TestSyncServer: Sendable {
     public var pid: Int32 { process.processIdentifier }
     public var output: String { printed.text.withLock { $0 } }
 
-    public init(databaseURL: String, port requested: Int = 0, arguments: [String] = []) throws {
+    public convenience init(databaseURL: String, port requested: Int = 0, arguments: [String] = []) throws {
+        try self.init(database: ["--database-url", databaseURL], port: requested, arguments: arguments)
+    }
+
+    /// A server that reads its database's URL from a file (`--database-url-file`).
+    public convenience init(databaseURLFile: String, arguments: [String] = []) throws {
+        try self.init(database: ["--database-url-file", databaseURLFile], port: 0, arguments: arguments)
+    }
+
+    private init(database: [String], port requested: Int, arguments: [String]) throws {
         let process = Process(), pipe = Pipe(), printed = Printed()
         process.executableURL = Self.executable
-        process.arguments = ["--database-url", databaseURL, "--bind", "127.0.0.1:\(requested)", "--log-level", "debug"] + arguments
+        process.arguments = database + ["--bind", "127.0.0.1:\(requested)", "--log-level", "debug"] + arguments
         process.standardOutput = pipe
         process.standardError = pipe
         pipe.fileHandleForReading.readabilityHandler = { handle in

@@ -254,6 +254,29 @@ struct SyncServerTests {
         #expect(secret.status != 0 && !secret.output.contains("hunter2-canary"))
     }
 
+    @Test("--database-url-file: the URL from a file's first line (systemd's LoadCredential), so its password is on no command line; one of the two options, a file that cannot be read refused")
+    func databaseURLFromFile() async throws {
+        let folder = try TemporaryFolder.make(prefix: "keyhaven-url-file")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let postgres = try TestPostgres()
+        defer { postgres.stop() }
+        let file = folder + "/database-url"
+        try (postgres.url + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let server = try TestSyncServer(databaseURLFile: file)
+        defer { server.stop() }
+        let health = try await Self.raw("GET", server.url + "/v1/health")
+        #expect(health.status == 200)
+        let both = try TestSyncServer.runToExit(["--database-url", postgres.url, "--database-url-file", file, "--bind", "127.0.0.1:0"])
+        #expect(both.status != 0 && both.output.contains("one of --database-url and --database-url-file"), "\(both.output)")
+        let neither = try TestSyncServer.runToExit(["--bind", "127.0.0.1:0"])
+        #expect(neither.status != 0 && neither.output.contains("one of --database-url and --database-url-file"))
+        let missing = try TestSyncServer.runToExit(["--database-url-file", folder + "/absent", "--bind", "127.0.0.1:0"])
+        #expect(missing.status != 0 && missing.output.contains("cannot be read"), "\(missing.output)")
+        try "mysql://kc:hunter2-canary@127.0.0.1/keyhaven\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let wrong = try TestSyncServer.runToExit(["--database-url-file", file, "--bind", "127.0.0.1:0"])
+        #expect(wrong.status != 0 && wrong.output.contains("postgres://") && !wrong.output.contains("hunter2-canary"))
+    }
+
     @Test("With a certificate and key the server speaks HTTPS on any address; the client checks the certificate")
     func tls() async throws {
         let folder = try TemporaryFolder.make(prefix: "keyhaven-tls")

@@ -16,7 +16,8 @@
  *                                       no session), so the screen's unlock unlocks the login
  *                                       keychain; it only unlocks one that has a password
  *
- * Arguments: keyhaven=PATH (default /usr/local/bin/keyhaven), unlock. The passwords reach the
+ * Arguments: keyhaven=PATH (default KEYHAVEN_PROGRAM: /usr/local/bin/keyhaven, or /usr/bin/keyhaven
+ * as Debian's package builds it), unlock. The passwords reach the
  * command on a pipe (never its command line or environment); the module's copy is wiped once used.
  *
  * The command's environment comes from PAM's environment (pam_getenv: what pam_env or
@@ -61,11 +62,15 @@ static void wipe_and_free(pam_handle_t *pamh, void *data, int status) {
     }
 }
 
+#ifndef KEYHAVEN_PROGRAM
+#define KEYHAVEN_PROGRAM "/usr/local/bin/keyhaven"
+#endif
+
 static const char *keyhaven_path(int argc, const char **argv) {
     for (int i = 0; i < argc; i++) {
         if (strncmp(argv[i], "keyhaven=", 9) == 0) return argv[i] + 9;
     }
-    return "/usr/local/bin/keyhaven";
+    return KEYHAVEN_PROGRAM;
 }
 
 static int has_argument(int argc, const char **argv, const char *name) {
