@@ -130,7 +130,7 @@ let linuxTargets: [Target] = [
     // would build unchanged against Apple's Security framework.
     .target(
         name: "Keyhaven",
-        dependencies: ["KeychainServices", "KeychainModel"],
+        dependencies: ["KeychainServices"],
         swiftSettings: strictSwift
     ),
     // The SSH agent protocol (RFC 9987 and OpenSSH's extensions): its wire encoding, requests and
@@ -162,6 +162,7 @@ let linuxTargets: [Target] = [
         name: "KeyhavenSyncServer",
         dependencies: [
             "KeyhavenSyncCore",
+            "KeychainModel",
             "CHardening",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -206,7 +207,7 @@ let linuxTargets: [Target] = [
     // What a SecItem call costs through keyhavend against in process (scripts/bench-agent.sh).
     .executableTarget(
         name: "keyhaven-agent-bench",
-        dependencies: ["KeychainServices", "KeychainStore", "KeyhavenAgentClient"],
+        dependencies: ["KeychainServices", "KeychainStore", "KeyhavenAgentClient", "KeychainModel"],
         path: "Tools/keyhaven-agent-bench",
         swiftSettings: strictSwift
     ),
@@ -225,8 +226,8 @@ let linuxTargets: [Target] = [
     .target(
         name: "KeyhavenAgent",
         dependencies: [
-            "KeychainStore", "KeychainKeys", "KeyhavenAgentClient", "KeyhavenSSHAgent", "KeyhavenTPM", "KeyhavenDBus", "CHardening",
-            .product(name: "Crypto", package: "swift-crypto"),
+            "KeychainStore", "KeychainKeys", "KeychainModel", "KeyhavenAgentClient", "KeyhavenSSHAgent", "KeyhavenTPM", "KeyhavenDBus",
+            "CHardening", .product(name: "Crypto", package: "swift-crypto"),
         ],
         swiftSettings: strictSwift
     ),
@@ -251,7 +252,7 @@ let linuxTargets: [Target] = [
     // The Secret Service provider (org.freedesktop.secrets) over the agent's keychains.
     .target(
         name: "KeyhavenSecretService",
-        dependencies: ["KeyhavenAgent", "KeyhavenDBus", "KeyhavenSecretServiceCore", "KeychainStore", "KeychainModel",
+        dependencies: ["KeyhavenAgent", "KeyhavenAgentClient", "KeyhavenDBus", "KeyhavenSecretServiceCore", "KeychainStore", "KeychainModel",
                        .product(name: "Crypto", package: "swift-crypto")],
         swiftSettings: strictSwift
     ),
@@ -269,7 +270,8 @@ let linuxTargets: [Target] = [
     ),
     .executableTarget(
         name: "keyhavend",
-        dependencies: ["KeyhavenAgent", "KeyhavenSecretService", "KeyhavenSession", "KeyhavenSyncDevice", "KeychainStore", "KeychainModel"],
+        dependencies: ["KeyhavenAgent", "KeyhavenAgentClient", "KeyhavenSecretService", "KeyhavenSession", "KeyhavenSyncDevice", "KeychainStore",
+                       "KeychainModel"],
         swiftSettings: strictSwift
     ),
     // The command, macOS security(1)'s subcommands over the agent. It links no X.509, PKCS#12 or
@@ -292,7 +294,7 @@ let linuxTargets: [Target] = [
     // draws what these say).
     .target(
         name: "KeychainAccessCore",
-        dependencies: ["CPWQuality", "KeyhavenCLI", "KeyhavenAgentClient", "KeyhavenSSHAgent", "KeychainKeys", "KeychainModel", "KeychainStore"],
+        dependencies: ["CPWQuality", "KeyhavenAgentClient", "KeyhavenSSHAgent", "KeychainKeys", "KeychainModel", "KeychainStore"],
         swiftSettings: strictSwift
     ),
     // Keychain Access for Linux: the window (GTK calls only; the logic is KeychainAccessCore's).
@@ -305,7 +307,7 @@ let linuxTargets: [Target] = [
     // client's socket handed to it (docs/ssh.md).
     .executableTarget(
         name: "keyhaven-ssh-agent",
-        dependencies: ["CHardening", "KeychainModel", "KeyhavenAgentClient", "KeyhavenCLI"],
+        dependencies: ["CHardening", "KeychainModel", "KeyhavenAgentClient"],
         swiftSettings: strictSwift
     ),
     // git's credential helper over the agent (as git-credential-osxkeychain on a Mac).

@@ -2,17 +2,16 @@ import FoundationEssentials
 import KeychainModel
 import KeychainStore
 import KeyhavenAgentClient
-import KeyhavenCLI
 
 /// Keychain Access's connection to the agent, as an administrator program (`keyhaven`'s role):
 /// it lists every keychain and every item's attributes, locks and unlocks. Secrets are read only
 /// with the keychain's password, entered each time. Errors are the agent's, with their messages.
 package struct KeychainAccessSession: Sendable {
-    let session: Session
+    let session: AgentSession
 
     /// Connects to the agent of this keychain home, starting it if none runs.
     package static func open() throws(StoreError) -> KeychainAccessSession {
-        KeychainAccessSession(session: try Session.open(notice: false))
+        KeychainAccessSession(session: try AgentSession.connect())
     }
 
     /// The keychains of the search list, the default first, with their lock state.

@@ -83,15 +83,35 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         package static let lockedOut = Code(base: .lockedOut)
     }
 
+    /// Which of a code's failures this is, where a caller acts on the difference: a code is
+    /// Apple's status, and one status covers several failures (a locked keychain and a prompt that
+    /// cannot be shown are both `errSecInteractionNotAllowed`). Raised and read in one process; the
+    /// agent protocol carries the code and the message.
+    package struct Reason: Sendable, Hashable, CustomStringConvertible {
+        fileprivate enum Base: String, Sendable, Hashable {
+            case keychainLocked, agentRunning
+        }
+        fileprivate let base: Base
+        package var description: String { base.rawValue }
+
+        /// The keychain, or the class key an item needs, is locked (with `.interactionNotAllowed`).
+        package static let keychainLocked = Reason(base: .keychainLocked)
+        /// Another keyhavend already serves the agent's socket (with `.notAvailable`).
+        package static let agentRunning = Reason(base: .agentRunning)
+    }
+
     /// What went wrong, as a code callers can match on.
     package let code: Code
+    /// Which failure of its code this is, where callers tell them apart; nil for the others.
+    package let reason: Reason?
     /// A human-readable explanation. Never contains secrets or item data.
     package let message: String
     /// Where in the engine the error was raised, for bug reports.
     package let location: String
 
-    package init(_ code: Code, _ message: String, file: String = #fileID, line: Int = #line) {
+    package init(_ code: Code, _ message: String, reason: Reason? = nil, file: String = #fileID, line: Int = #line) {
         self.code = code
+        self.reason = reason
         self.message = message
         self.location = "\(file):\(line)"
     }

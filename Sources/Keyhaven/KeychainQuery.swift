@@ -1,7 +1,4 @@
 import Foundation
-#if os(Linux)
-import KeychainModel
-#endif
 import KeychainServices
 
 /// A query for generic passwords by service and account, with SAMKeychain's
@@ -43,7 +40,7 @@ public struct KeychainQuery: Sendable, Hashable {
     /// a removal); read anew on every call.
     public static var isSynchronizationAvailable: Bool {
         #if os(Linux)
-        SyncMembership.isMember()
+        keychainHomeSynchronizes()
         #else
         false
         #endif

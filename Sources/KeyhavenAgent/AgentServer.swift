@@ -33,7 +33,7 @@ package final class AgentServer: Sendable {
         guard lockFD >= 0 else { throw StoreError(.notAvailable, "cannot open \(socket.lockPath)") }
         guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
             close(lockFD)
-            throw StoreError(.notAvailable, "another keyhavend is already running for \(socket.path)")
+            throw StoreError(.notAvailable, "another keyhavend is already running for \(socket.path)", reason: .agentRunning)
         }
         // We hold the lock, so a socket file left here belongs to an agent that is gone.
         unlink(socket.path)

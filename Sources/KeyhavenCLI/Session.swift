@@ -1,57 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import FoundationEssentials
 import KeychainModel
 import KeyhavenAgentClient
 
-/// What every subcommand needs: the keychain home, the agent (started on first need), and how
-/// names become keychain paths.
-package struct Session {
-    package let home: KeychainHome
-    let socket: AgentSocket
-    /// The command's access groups: `KEYHAVEN_ACCESS_GROUPS`, else `keyhaven` (where adds go)
-    /// and `*` (every group's items, as macOS's command sees every item of the user's keychains).
-    package let caller: Caller
+/// What every subcommand needs: the agent session (``AgentSession``), and on a person's first
+/// command the notice that the default keychain has no password.
+package typealias Session = AgentSession
 
+extension AgentSession {
     /// `notice`: whether a command run by a person may say that the default keychain has no password.
-    package static func open(notice: Bool = true) throws(StoreError) -> Session {
-        let home = try KeychainHome.current()
-        let socket = AgentSocket.current()
-        // The connection that found (or started) the agent carries this command's requests too.
-        AgentConnectionPool.shared.keep(try AgentLauncher.connect(home: home), socket: socket, home: home.path)
-        let groups = environmentVariable("KEYHAVEN_ACCESS_GROUPS")?
-            .split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
-        let session = Session(home: home, socket: socket, caller: Caller(accessGroups: groups ?? ["keyhaven", "*"]))
+    package static func open(notice: Bool = true) throws(StoreError) -> AgentSession {
+        let session = try connect()
         if notice { FirstUseNotice.showIfNeeded(session) }
         return session
-    }
-
-    func preferences() throws(StoreError) -> KeychainPreferences { try KeychainPreferences.load(home) }
-
-    /// A keychain argument's path; nil: the default keychain.
-    package func path(_ name: String?) throws(StoreError) -> String {
-        guard let name else { return try preferences().defaultPath(home) }
-        return home.keychainPath(for: name, relativeTo: FileManager.default.currentDirectoryPath)
-    }
-
-    /// The keychains a search covers: the arguments, else the search list.
-    package func searchPaths(_ names: [String]) throws(StoreError) -> [String] {
-        if names.isEmpty { return try preferences().existingSearchPaths(home) }
-        var paths: [String] = []
-        for name in names { paths.append(try path(name)) }
-        return paths
-    }
-
-    /// The agent's keychains at `paths`, for ``KeychainSearch``.
-    package func keychains(_ paths: [String]) -> [any KeychainBackend] {
-        paths.map { AgentKeychain(path: $0, socket: socket, home: home.path) }
-    }
-
-    @discardableResult
-    package func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
-        try AgentConnectionPool.shared.send(request, socket: socket, home: home.path)
     }
 }

@@ -47,7 +47,7 @@ package struct SyncCreate: SyncSubcommand {
 package struct SyncInvite: SyncSubcommand {
     package static let configuration = CommandConfiguration(
         commandName: "invite", abstract: "Print a one-time pairing code, then wait for a new device to join with it and add it.",
-        discussion: "The code is the first line of standard output, alone, written at once (also to a pipe or a file). It carries 128 random bits: the server that relays the pairing can neither read it nor put its own device in the new one's place. Exit 0 once the device is added.")
+        discussion: "The code is the first line of standard output, alone, written at once (also to a pipe or a file). It carries 160 random bits; the server that relays the pairing sees the 32 that name its relay slot, never the other 128, so it can neither read the code nor put its own device in the new one's place. Exit 0 once the device is added.")
     @Option(help: "How long to wait for the new device, in seconds.") package var timeout: Int = 600
     package func validate() throws {
         guard timeout > 0 else { throw ValidationError("--timeout is a number of seconds above 0") }
@@ -77,7 +77,10 @@ package struct SyncStatus: SyncSubcommand {
     package static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Show whether this machine syncs, with which server and account, and where it is in the log.",
         discussion: """
-            Also names the refusal the last round ended in (as "fork detected"), and warns about each device not heard             from for longer than --stale-after: every device signs a heartbeat into the log now and then, so a device             whose heartbeats stop coming is offline, or the server withholds its entries. --json: one object with             "syncing", "removed", "refusal" (null or {"name", "message"}) and "staleDevices".
+            Also names the refusal the last round ended in (as "fork detected"), and warns about each device not heard \
+            from for longer than --stale-after: every device signs a heartbeat into the log now and then, so a device \
+            whose heartbeats stop coming is offline, or the server withholds its entries. --json: one object with \
+            "syncing", "removed", "refusal" (null or {"name", "message"}) and "staleDevices".
             """)
     @Flag(help: "One JSON object.") package var json = false
     @Option(name: .customLong("stale-after"), help: "Warn about a device whose last heartbeat is older than this, in seconds.")
@@ -93,7 +96,10 @@ package struct SyncVerify: SyncSubcommand {
     package static let configuration = CommandConfiguration(
         commandName: "verify", abstract: "Sync, then print a short fingerprint of the verified head, to compare between devices.",
         discussion: """
-            Two devices that print different fingerprints for the same position were shown different histories by the             server (a fork): stop using that server. A device further along prints a later position: run             `keyhaven sync verify --at POSITION` on it with the other's position. Exit non-zero, naming the refusal,             when what the server sends does not verify.
+            Two devices that print different fingerprints for the same position were shown different histories by the \
+            server (a fork): stop using that server. A device further along prints a later position: run \
+            `keyhaven sync verify --at POSITION` on it with the other's position. Exit non-zero, naming the refusal, \
+            when what the server sends does not verify.
             """)
     @Option(help: "The position in the log to print the fingerprint of (default: the verified head).") package var at: UInt64?
     @Flag(help: "Print what is verified here without syncing first.") package var offline = false

@@ -96,7 +96,7 @@ package struct BusError: Error, Sendable, Equatable {
     /// The D-Bus form of a keychain error.
     package init(_ error: StoreError) {
         switch error.code {
-        case .interactionNotAllowed where error.message.contains("locked"): self = .isLocked("the collection")
+        case .interactionNotAllowed where error.reason == .keychainLocked: self = .isLocked("the collection")
         case .itemNotFound: self = BusError("org.freedesktop.Secret.Error.NoSuchObject", error.message)
         case .interactionNotAllowed, .authFailed, .missingEntitlement, .userCanceled:
             self = .accessDenied(error.message)

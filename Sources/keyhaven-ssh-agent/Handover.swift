@@ -6,7 +6,6 @@ import Musl
 import CHardening
 import KeychainModel
 import KeyhavenAgentClient
-import KeyhavenCLI
 
 /// The connection to keyhavend that carries this agent's clients: keyhavend holds the keys and
 /// serves each client's socket, handed to it here (``SSHHandover``). keyhavend is started when

@@ -107,7 +107,7 @@ do {
     let server: AgentServer
     do throws(StoreError) {
         server = try AgentServer(socket: AgentSocket.current(), service: service)
-    } catch where error.code == .notAvailable && error.message.hasPrefix("another keyhavend") && arguments.contains("--secret-service") {
+    } catch where error.reason == .agentRunning && arguments.contains("--secret-service") {
         // An agent started since the check above: nothing secret is in this process yet.
         ProcessHardening.allowInspection()
         guard let client = runningAgent() else {

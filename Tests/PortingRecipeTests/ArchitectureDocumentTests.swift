@@ -56,4 +56,34 @@ struct ArchitectureDocumentTests {
             }
         }
     }
+
+    @Test("Each module's sources import only the package's modules its line in docs/architecture.md allows: the layers point down")
+    func importsFollowTheLayers() throws {
+        let manifest = try PortingRecipeTests.manifest(apple: false)
+        var folders: [String: String] = [:]
+        for target in manifest["targets"] as? [[String: Any]] ?? [] where target["type"] as? String != "test" {
+            guard let name = target["name"] as? String else { continue }
+            folders[name] = SourceTree.root + "/" + ((target["path"] as? String) ?? "Sources/\(name)")
+        }
+        let rows = try Self.documentedModules()
+        var checked = 0
+        for (name, folder) in folders.sorted(by: { $0.key < $1.key }) {
+            guard let row = rows.first(where: { $0.modules.contains(name) }) else { continue }
+            let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+            for file in files {
+                let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+                for line in text.split(separator: "\n") {
+                    let words = line.split(separator: " ").map(String.init)
+                    guard let index = words.firstIndex(of: "import"), index + 1 < words.count,
+                          words[..<index].allSatisfy({ $0.hasPrefix("@") || ["internal", "package", "public", "private", "fileprivate"].contains($0) })
+                    else { continue }
+                    let imported = String(words[index + 1].split(separator: ".")[0])
+                    checked += 1
+                    guard imported != name, folders[imported] != nil else { continue }
+                    #expect(row.imports.contains(imported), "\(name)/\(file) imports \(imported), which its line in docs/architecture.md does not allow")
+                }
+            }
+        }
+        #expect(checked > 500)
+    }
 }

@@ -81,18 +81,18 @@ package struct UnlockedKeys: Sendable {
             if keyClass.requiresPassword && !hasPassword {
                 throw StoreError(.notAvailable, "items that need a passcode cannot exist in a keychain without a password")
             }
-            throw StoreError(.interactionNotAllowed, "the keychain is locked for this accessibility class")
+            throw StoreError(.interactionNotAllowed, "the keychain is locked for this accessibility class", reason: .keychainLocked)
         }
         return keys
     }
 
     func indexKey() throws(StoreError) -> SymmetricKey {
-        guard let index else { throw StoreError(.interactionNotAllowed, "the keychain is locked") }
+        guard let index else { throw StoreError(.interactionNotAllowed, "the keychain is locked", reason: .keychainLocked) }
         return index
     }
 
     func hasher() throws(StoreError) -> IndexHasher {
-        guard let indexHasher else { throw StoreError(.interactionNotAllowed, "the keychain is locked") }
+        guard let indexHasher else { throw StoreError(.interactionNotAllowed, "the keychain is locked", reason: .keychainLocked) }
         return indexHasher
     }
 

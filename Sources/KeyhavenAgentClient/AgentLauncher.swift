@@ -5,7 +5,6 @@ import Musl
 #endif
 import FoundationEssentials
 import KeychainModel
-import KeyhavenAgentClient
 
 /// glibc's POSIX_SPAWN_SETSID (hidden behind _GNU_SOURCE in the Glibc module): start the child in
 /// a new session, so it outlives the command and its terminal.
@@ -35,7 +34,7 @@ package enum AgentLauncher {
     }
 
     /// The agent executable: beside this one, else `keyhavend` on the PATH.
-    static var agentExecutable: String {
+    package static var agentExecutable: String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         if n > 0 {
