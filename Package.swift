@@ -271,7 +271,8 @@ let linuxTargets: [Target] = [
     .executableTarget(
         name: "keyhavend",
         dependencies: ["KeyhavenAgent", "KeyhavenAgentClient", "KeyhavenSecretService", "KeyhavenSession", "KeyhavenSyncDevice", "KeychainStore",
-                       "KeychainModel"],
+                       "KeychainModel", "KeyhavenDBus", "KeyhavenSecretServiceCore",
+                       .product(name: "ArgumentParser", package: "swift-argument-parser")],
         swiftSettings: strictSwift
     ),
     // The command, macOS security(1)'s subcommands over the agent. It links no X.509, PKCS#12 or

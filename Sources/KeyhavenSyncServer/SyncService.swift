@@ -43,98 +43,55 @@ package struct SyncService: Sendable {
     static let pairingBodyLimit = RelayMessages.maximumSize
 
     /// The routes, behind the rate limit; `measured`: each request counted and timed (swift-metrics).
+    /// Each concern is a route collection of its own (SyncService+Routes.swift).
     package func router(limiter: RateLimiter, trustedProxies: Set<String> = [], measured: Bool = false) -> Router<SyncRequestContext> {
         let router = Router(context: SyncRequestContext.self)
         if measured { router.add(middleware: MetricsMiddleware()) }
         router.add(middleware: ClientAddressMiddleware(trusted: trustedProxies))
         router.add(middleware: RateLimitMiddleware(limiter: limiter))
         router.get("/v1/health") { _, _ in await answer { () throws(SyncServerError) in try await store.ping(); return Self.ok([]) } }
-        router.post("/v1/accounts") { request, context in
-            await answer { () throws(SyncServerError) in
-                let genesis = try LogEntry.decodeRequest(try await body(request, context, limit: accountBodyLimit))
-                return Self.ok(try await store.createAccount(genesis).wireBytes, status: .created)
-            }
-        }
-        router.post("/v1/accounts/:account/entries") { request, context in
-            await answer { () throws(SyncServerError) in
-                let account = try Self.account(context)
-                let batch = try LogBatch.decodeRequest(try await body(request, context, limit: pushBodyLimit))
-                guard batch.entries.allSatisfy({ $0.account == account }) else {
-                    throw SyncServerError(.badRequest, "the entries are for another account")
-                }
-                return Self.ok(try await store.push(batch.entries).wireBytes)
-            }
-        }
-        router.get("/v1/accounts/:account/entries") { request, context in
-            await answer { () throws(SyncServerError) in
-                let account = try Self.account(context)
-                let after = try Self.number(request, "after"), wait = try Self.wait(request)
-                try await authenticate(request, account: account, body: [])
-                return try await poll(account, after: UInt64(after), until: ContinuousClock.now + .seconds(wait))
-            }
-        }
-        router.get("/v1/devices/:device/account") { request, context in
-            await answer { () throws(SyncServerError) in
-                guard let device = context.parameters.get("device").flatMap(DeviceID.init(hex:)) else {
-                    throw SyncServerError(.badRequest, "a device id is 32 hexadecimal digits")
-                }
-                let (account, keys) = try await store.account(of: device)
-                try Self.checkSignature(request, device: device, keys: keys, body: [])
-                return Self.ok(account.wireBytes)
-            }
-        }
-        router.post("/v1/pairing/:slot/:side") { request, context in
-            await answer { () throws(SyncServerError) in
-                let (slot, side) = try Self.pairing(context)
-                let number = try await store.postPairing(slot: slot, role: side, message: try await body(request, context, limit: Self.pairingBodyLimit))
-                return Self.ok(Array(String(number).utf8), status: .created)
-            }
-        }
-        router.get("/v1/pairing/:slot/:side") { request, context in
-            await answer { () throws(SyncServerError) in
-                let (slot, side) = try Self.pairing(context)
-                let after = try Self.number(request, "after")
-                let deadline = ContinuousClock.now + .seconds(try Self.wait(request))
-                while true {
-                    let waiter = wakeups.register(.pairing(slot: slot, side: side))
-                    defer { wakeups.unregister(waiter) }
-                    let messages = try await store.pairingMessages(slot: slot, role: side, after: after)
-                    if !messages.isEmpty || ContinuousClock.now >= deadline || wakeups.isStopping {
-                        return Self.ok(RelayMessages(messages).wireBytes)
-                    }
-                    await waiter.wait(until: wakeups.nextLook(before: deadline))
-                }
-            }
-        }
+        router.addRoutes(accountRoutes(), atPath: "/v1/accounts")
+        router.addRoutes(deviceRoutes(), atPath: "/v1/devices")
+        router.addRoutes(pairingRoutes(), atPath: "/v1/pairing")
         return router
     }
 
-    /// A pull of `account` after `sequence`, waiting until `deadline` for entries. Each look
-    /// registers first and then asks the database (or what ``Wakeups`` keeps of the head), so a
-    /// change committed after the look wakes it.
+    /// Waits for news on `topic` until `deadline`: registers before each look, so that a change
+    /// committed after the look wakes it, and answers with what the look found once it says it is
+    /// done, the deadline has passed, or the server stops. A wait that ran out without a wake-up
+    /// answers with the last look's result, without looking again. A pull and a relay read both
+    /// wait this way.
+    func longPoll<Found>(_ topic: Wakeups.Topic, until deadline: ContinuousClock.Instant,
+                         look: (Wakeups.Waiter) async throws(SyncServerError) -> (found: Found, done: Bool)) async throws(SyncServerError) -> Found {
+        while true {
+            let waiter = wakeups.register(topic)
+            defer { wakeups.unregister(waiter) }
+            let (found, done) = try await look(waiter)
+            if done || ContinuousClock.now >= deadline || wakeups.isStopping { return found }
+            await waiter.wait(until: wakeups.nextLook(before: deadline))
+            if ContinuousClock.now >= deadline, !wakeups.wasSignalled(waiter) { return found }
+        }
+    }
+
+    /// A pull of `account` after `sequence`, waiting until `deadline` for entries. A look answers
+    /// from what ``Wakeups`` keeps of the head when it is the one the device has, else asks the
+    /// database; once stopping, it asks no more.
     func poll(_ account: AccountID, after sequence: UInt64, until deadline: ContinuousClock.Instant) async throws(SyncServerError) -> Response {
         var head: LogHead?
-        while true {
-            let waiter = wakeups.register(.account(account))
-            defer { wakeups.unregister(waiter) }
+        let batch = try await longPoll(.account(account), until: deadline) { (waiter) throws(SyncServerError) -> (found: LogBatch?, done: Bool) in
             if let known = wakeups.knownHead(of: account), known.sequence == sequence {
                 store.metrics.answeredWithoutQuery.increment()
                 head = known
             } else if !wakeups.isStopping || head == nil {
                 let (entries, found) = try await store.pull(account, after: sequence)
-                if !entries.isEmpty { return Self.ok(LogBatch(head: found, entries: entries).wireBytes) }
+                if !entries.isEmpty { return (LogBatch(head: found, entries: entries), true) }
                 wakeups.remember(found, of: account, lookedAfter: waiter)
                 head = found
             }
-            if let head, ContinuousClock.now >= deadline || wakeups.isStopping {
-                return Self.ok(LogBatch(head: head, entries: []).wireBytes)
-            }
-            await waiter.wait(until: wakeups.nextLook(before: deadline))
-            // The wait ran out with nothing new: the head is the one just looked at.
-            if let head, ContinuousClock.now >= deadline, !wakeups.wasSignalled(waiter) {
-                return Self.ok(LogBatch(head: head, entries: []).wireBytes)
-            }
+            return (head.map { LogBatch(head: $0, entries: []) }, false)
         }
+        guard let batch else { throw SyncServerError(.unavailable, "the server is stopping") }
+        return Self.ok(batch.wireBytes)
     }
 
     /// Checks the request's device signature against the account's devices (their keys as
@@ -172,7 +129,7 @@ package struct SyncService: Sendable {
     }
 
     /// The response for `body`, or the refusal it threw.
-    private func answer(_ body: () async throws(SyncServerError) -> Response) async -> Response {
+    func answer(_ body: () async throws(SyncServerError) -> Response) async -> Response {
         do {
             return try await body()
         } catch {

@@ -57,6 +57,62 @@ struct ArchitectureDocumentTests {
         }
     }
 
+    @Test("docs/architecture.md's picture of the layers has every module once, each above every module it depends on")
+    func layersPointDown() throws {
+        let manifest = try PortingRecipeTests.manifest(apple: false)
+        var targets: [String: [String]] = [:]
+        for target in manifest["targets"] as? [[String: Any]] ?? [] where target["type"] as? String != "test" {
+            guard let name = target["name"] as? String else { continue }
+            targets[name] = (target["dependencies"] as? [[String: Any]] ?? []).compactMap { dependency in
+                ((dependency["byName"] ?? dependency["target"]) as? [Any])?.first as? String
+            }
+        }
+        let text = try String(contentsOfFile: SourceTree.root + "/docs/architecture.md", encoding: .utf8)
+        let section = try #require(text.components(separatedBy: "## Layers\n").dropFirst().first)
+        let picture = try #require(section.components(separatedBy: "```").dropFirst().first)
+        var line: [String: Int] = [:]
+        for (number, row) in picture.split(separator: "\n").enumerated() {
+            for word in row.split(separator: " ").map(String.init) where targets[word] != nil {
+                #expect(line[word] == nil, "\(word) is in the picture twice")
+                line[word] = number
+            }
+        }
+        for (name, dependencies) in targets.sorted(by: { $0.key < $1.key }) {
+            guard let own = line[name] else {
+                Issue.record("\(name) is not in docs/architecture.md's picture of the layers")
+                continue
+            }
+            for dependency in dependencies where targets[dependency] != nil {
+                #expect((line[dependency] ?? -1) > own, "\(name) depends on \(dependency), which the picture does not put below it")
+            }
+        }
+    }
+
+    @Test("The README's table of what is here names modules Package.swift has, and every product and shipped program")
+    func readmeModuleTable() throws {
+        let manifest = try PortingRecipeTests.manifest(apple: false)
+        let targets = Set((manifest["targets"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+        let products = (manifest["products"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        let readme = try String(contentsOfFile: SourceTree.root + "/README.md", encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## What is here\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let rows = section.split(separator: "\n").filter { $0.hasPrefix("| `") }
+        #expect(rows.count > 5)
+        var named: Set<String> = []
+        let name = try Regex("`([A-Za-z][A-Za-z-]*)`")
+        for row in rows {
+            let first = row.split(separator: "|")[0]
+            for match in first.matches(of: name) {
+                let module = String(first[match.range].dropFirst().dropLast())
+                #expect(targets.contains(module), "the README names \(module), which Package.swift does not have")
+                named.insert(module)
+            }
+            for match in row.matches(of: name) { named.insert(String(row[match.range].dropFirst().dropLast())) }
+        }
+        for product in products where product != "keyhaven-example" {
+            #expect(named.contains(product), "the README's table does not name \(product)")
+        }
+    }
+
     @Test("Each module's sources import only the package's modules its line in docs/architecture.md allows: the layers point down")
     func importsFollowTheLayers() throws {
         let manifest = try PortingRecipeTests.manifest(apple: false)
