@@ -154,7 +154,9 @@ struct DebianPackageTests {
                 org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets | awk '/uint32/ {print $2}'
             """
         let looked = try asUserLeavingDaemon("/usr/bin/dbus-run-session -- /bin/sh -c '\(script.replacingOccurrences(of: "'", with: "'\\''"))'")
-        #expect(looked.output == "second secret\n\(agent)\n", "\(looked.error)")
+        // The activated keyhavend says on the bus's output that it handed the name to the agent.
+        #expect(looked.output.contains("keyhavend: the running agent (pid \(agent)) provides org.freedesktop.secrets"), "\(looked.error)")
+        #expect(looked.output.hasSuffix("\nsecond secret\n\(agent)\n"), "\(looked.output)\n\(looked.error)")
         let keychain = session.home + "/login.keychain-db"
         #expect(exists(keychain))
 
@@ -163,8 +165,9 @@ struct DebianPackageTests {
         installed = try root("apt-get install -y -q --no-install-recommends \(debs(dist, version))")
         try #require(installed.status == 0, "\(installed.output)\n\(installed.error)")
         #expect(try root("/usr/bin/keyhaven --version").output == version + "\n")
-        result = try asUser(["/usr/bin/keyhaven", "find-generic-password", "-s", "package.dbus", "-w"])
-        #expect(result.output == "second secret\n", "\(result.error)")
+        // (secret-tool's item is secret-tool's: keyhaven would be asked first, and here no one can answer.)
+        result = try asUser(["/usr/bin/keyhaven", "find-generic-password", "-s", "package.test", "-w"])
+        #expect(result.output == "first secret\n", "\(result.error)")
         _ = try asUser(["/usr/bin/keyhaven", "agent", "stop"])
 
         // Removed, then purged: the programs and the package's files go, the keychain stays.
