@@ -78,19 +78,19 @@ package struct SyncService: Sendable {
     /// database; once stopping, it asks no more.
     func poll(_ account: AccountID, after sequence: UInt64, until deadline: ContinuousClock.Instant) async throws(SyncServerError) -> Response {
         var head: LogHead?
-        let batch = try await longPoll(.account(account), until: deadline) { (waiter) throws(SyncServerError) -> (found: LogBatch?, done: Bool) in
+        let batch = try await longPoll(.account(account), until: deadline) { (waiter) throws(SyncServerError) -> (found: LogBatch, done: Bool) in
             if let known = wakeups.knownHead(of: account), known.sequence == sequence {
                 store.metrics.answeredWithoutQuery.increment()
                 head = known
-            } else if !wakeups.isStopping || head == nil {
-                let (entries, found) = try await store.pull(account, after: sequence)
-                if !entries.isEmpty { return (LogBatch(head: found, entries: entries), true) }
-                wakeups.remember(found, of: account, lookedAfter: waiter)
-                head = found
+                return (LogBatch(head: known, entries: []), false)
             }
-            return (head.map { LogBatch(head: $0, entries: []) }, false)
+            if let head, wakeups.isStopping { return (LogBatch(head: head, entries: []), false) }
+            let (entries, found) = try await store.pull(account, after: sequence)
+            if !entries.isEmpty { return (LogBatch(head: found, entries: entries), true) }
+            wakeups.remember(found, of: account, lookedAfter: waiter)
+            head = found
+            return (LogBatch(head: found, entries: []), false)
         }
-        guard let batch else { throw SyncServerError(.unavailable, "the server is stopping") }
         return Self.ok(batch.wireBytes)
     }
 

@@ -8,9 +8,11 @@ import Testing
 struct InstallScriptTests {
     static let source = SourceTree.root
 
-    func install(_ arguments: [String], home: String) throws -> CommandRunner.Result {
+    /// Runs scripts/install with `home` as HOME; `destdir`: staged there (DESTDIR).
+    func install(_ arguments: [String], home: String, destdir: String? = nil) throws -> CommandRunner.Result {
         var environment = try CommandRunner().environment
         environment["HOME"] = home
+        environment["DESTDIR"] = destdir
         environment["XDG_CONFIG_HOME"] = nil
         return try CommandRunner.execute("/bin/bash", [Self.source + "/scripts/install"] + arguments, environment: environment)
     }
@@ -102,12 +104,7 @@ struct InstallScriptTests {
     func stagesForPackages() throws {
         let home = try TemporaryFolder.make(prefix: "keyhaven-install")
         defer { try? FileManager.default.removeItem(atPath: home) }
-        var environment = try CommandRunner().environment
-        environment["HOME"] = home
-        environment["DESTDIR"] = home + "/stage"
-        environment["XDG_CONFIG_HOME"] = nil
-        let result = try CommandRunner.execute("/bin/bash", [Self.source + "/scripts/install", "--prefix", "/usr/local",
-                                                             "--binaries", CommandRunner.products.path], environment: environment)
+        let result = try install(["--prefix", "/usr/local", "--binaries", CommandRunner.products.path], home: home, destdir: home + "/stage")
         #expect(result.status == 0, "\(result.error)")
         let unit = try String(contentsOfFile: home + "/stage/usr/local/lib/systemd/user/keyhavend.service", encoding: .utf8)
         #expect(unit.contains("ExecStart=/usr/local/bin/keyhavend\n"))
@@ -119,11 +116,7 @@ struct InstallScriptTests {
     func debianLayout() throws {
         let home = try TemporaryFolder.make(prefix: "keyhaven-install")
         defer { try? FileManager.default.removeItem(atPath: home) }
-        var environment = try CommandRunner().environment
-        environment["HOME"] = home
-        environment["DESTDIR"] = home + "/stage"
-        let result = try CommandRunner.execute("/bin/bash", [Self.source + "/scripts/install", "--debian", "--prefix", "/usr",
-                                                             "--binaries", CommandRunner.products.path], environment: environment)
+        let result = try install(["--debian", "--prefix", "/usr", "--binaries", CommandRunner.products.path], home: home, destdir: home + "/stage")
         #expect(result.status == 0, "\(result.error)")
         let stage = home + "/stage"
         func text(_ path: String) -> String { (try? String(contentsOfFile: stage + path, encoding: .utf8)) ?? "" }

@@ -28,17 +28,7 @@ struct ArchitectureDocumentTests {
 
     @Test("Every module of Package.swift has a line in docs/architecture.md naming the modules it depends on, and every line a module")
     func everyModuleDocumented() throws {
-        let manifest = try PortingRecipeTests.manifest(apple: false)
-        var targets: [String: [String]] = [:]
-        for target in manifest["targets"] as? [[String: Any]] ?? [] where target["type"] as? String != "test" {
-            guard let name = target["name"] as? String else { continue }
-            var dependencies: [String] = []
-            for dependency in target["dependencies"] as? [[String: Any]] ?? [] {
-                if let byName = dependency["byName"] as? [Any], let first = byName.first as? String { dependencies.append(first) }
-                if let target = dependency["target"] as? [Any], let first = target.first as? String { dependencies.append(first) }
-            }
-            targets[name] = dependencies
-        }
+        let targets = try PackageModules.current.get().dependencies
         #expect(targets.count > 20)
         let rows = try Self.documentedModules()
         for (name, dependencies) in targets.sorted(by: { $0.key < $1.key }) {
@@ -59,14 +49,7 @@ struct ArchitectureDocumentTests {
 
     @Test("docs/architecture.md's picture of the layers has every module once, each above every module it depends on")
     func layersPointDown() throws {
-        let manifest = try PortingRecipeTests.manifest(apple: false)
-        var targets: [String: [String]] = [:]
-        for target in manifest["targets"] as? [[String: Any]] ?? [] where target["type"] as? String != "test" {
-            guard let name = target["name"] as? String else { continue }
-            targets[name] = (target["dependencies"] as? [[String: Any]] ?? []).compactMap { dependency in
-                ((dependency["byName"] ?? dependency["target"]) as? [Any])?.first as? String
-            }
-        }
+        let targets = try PackageModules.current.get().dependencies
         let text = try String(contentsOfFile: SourceTree.root + "/docs/architecture.md", encoding: .utf8)
         let section = try #require(text.components(separatedBy: "## Layers\n").dropFirst().first)
         let picture = try #require(section.components(separatedBy: "```").dropFirst().first)
@@ -90,9 +73,8 @@ struct ArchitectureDocumentTests {
 
     @Test("The README's table of what is here names modules Package.swift has, and every product and shipped program")
     func readmeModuleTable() throws {
-        let manifest = try PortingRecipeTests.manifest(apple: false)
-        let targets = Set((manifest["targets"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
-        let products = (manifest["products"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        let modules = try PackageModules.current.get()
+        let targets = Set(modules.dependencies.keys), products = modules.products
         let readme = try String(contentsOfFile: SourceTree.root + "/README.md", encoding: .utf8)
         let section = try #require(readme.components(separatedBy: "## What is here\n").dropFirst().first?.components(separatedBy: "\n## ").first)
         let rows = section.split(separator: "\n").filter { $0.hasPrefix("| `") }
@@ -115,12 +97,7 @@ struct ArchitectureDocumentTests {
 
     @Test("Each module's sources import only the package's modules its line in docs/architecture.md allows: the layers point down")
     func importsFollowTheLayers() throws {
-        let manifest = try PortingRecipeTests.manifest(apple: false)
-        var folders: [String: String] = [:]
-        for target in manifest["targets"] as? [[String: Any]] ?? [] where target["type"] as? String != "test" {
-            guard let name = target["name"] as? String else { continue }
-            folders[name] = SourceTree.root + "/" + ((target["path"] as? String) ?? "Sources/\(name)")
-        }
+        let folders = try PackageModules.current.get().folders
         let rows = try Self.documentedModules()
         var checked = 0
         for (name, folder) in folders.sorted(by: { $0.key < $1.key }) {
@@ -141,5 +118,28 @@ struct ArchitectureDocumentTests {
             }
         }
         #expect(checked > 500)
+    }
+}
+
+/// Package.swift's modules (the tests' aside), read once for every test above: each one's
+/// dependencies among the package's targets and products, its source folder, and the products.
+struct PackageModules: Sendable {
+    let dependencies: [String: [String]]
+    let folders: [String: String]
+    let products: [String]
+
+    static let current = Result { () throws -> PackageModules in try PackageModules(PortingRecipeTests.manifest(apple: false)) }
+
+    init(_ manifest: [String: Any]) {
+        var dependencies: [String: [String]] = [:], folders: [String: String] = [:]
+        for target in manifest["targets"] as? [[String: Any]] ?? [] where target["type"] as? String != "test" {
+            guard let name = target["name"] as? String else { continue }
+            dependencies[name] = (target["dependencies"] as? [[String: Any]] ?? []).compactMap { dependency in
+                ((dependency["byName"] ?? dependency["target"]) as? [Any])?.first as? String
+            }
+            folders[name] = SourceTree.root + "/" + ((target["path"] as? String) ?? "Sources/\(name)")
+        }
+        (self.dependencies, self.folders) = (dependencies, folders)
+        products = (manifest["products"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
     }
 }
