@@ -11,7 +11,7 @@ extension KeychainAccessSession {
     package func item(_ row: ItemRow) throws(StoreError) -> StoredItem {
         var query = ItemQuery.single(row.persistentReference)
         query.limit = 1
-        guard let item = try session.send(.find(keychains: [row.keychainPath], query: query, caller: session.caller, withSecrets: false)).items?.first else {
+        guard let item = try session.send(.find(keychains: [row.keychainPath], query: query, caller: session.caller, withSecrets: false)).items().first else {
             throw StoreError(.itemNotFound, "The item is no longer in the keychain.")
         }
         return item
@@ -49,9 +49,7 @@ extension KeychainAccessSession {
         guard !name.isEmpty else { throw StoreError(.invalidParameter, "Give the item a name or a URL.") }
         let (itemClass, attributes) = try Self.passwordAttributes(name: name, account: account)
         let item = NewItem(itemClass: itemClass, attributes: attributes, secret: Data(password), access: .creatorOnly)
-        guard let added = try session.send(.add(keychain: keychain, item: item, caller: session.caller)).items?.first else {
-            throw StoreError(.internalError, "the agent answered no item")
-        }
+        let added = try session.send(.add(keychain: keychain, item: item, caller: session.caller)).item()
         return ItemRow(added, keychainPath: keychain)
     }
 
@@ -76,7 +74,7 @@ extension KeychainAccessSession {
     package func certificate(_ row: ItemRow) throws(StoreError) -> CertificateInfo {
         var query = ItemQuery.single(row.persistentReference)
         query.limit = 1
-        guard let der = try session.send(.find(keychains: [row.keychainPath], query: query, caller: session.caller, withSecrets: true)).items?.first?.secret,
+        guard let der = try session.send(.find(keychains: [row.keychainPath], query: query, caller: session.caller, withSecrets: true)).items().first?.secret,
               let info = CertificateInfo(der: Array(der)) else {
             throw StoreError(.decode, "The item is not a certificate Keychain Access can read.")
         }
@@ -98,7 +96,7 @@ extension KeychainAccessSession {
         keys.criteria["klbl"] = .data(certificate.publicKeyHash)
         keys.matchAnySynchronizable = true
         keys.limit = 1
-        guard let key = try session.send(.find(keychains: [row.keychainPath], query: keys, caller: session.caller, withSecrets: false)).items?.first else {
+        guard let key = try session.send(.find(keychains: [row.keychainPath], query: keys, caller: session.caller, withSecrets: false)).items().first else {
             throw StoreError(.itemNotFound, "This certificate's private key is not in its keychain.")
         }
         let revealed = try administer(ItemRow(key, keychainPath: row.keychainPath), password: keychainPassword, .reveal)
@@ -111,7 +109,7 @@ extension KeychainAccessSession {
 
     private func administer(_ row: ItemRow, password: [UInt8]?, _ action: ItemAdministration) throws(StoreError) -> [StoredItem] {
         try session.send(.administer(keychain: row.keychainPath, reference: row.persistentReference, password: Self.data(password),
-                                     action: action)).items ?? []
+                                     action: action)).items()
     }
 
     private static func data(_ password: [UInt8]?) -> Data? { password.flatMap { $0.isEmpty ? nil : Data($0) } }

@@ -46,7 +46,7 @@ extension KeychainAccessSession {
     }
 
     package func settings(_ path: String) throws(StoreError) -> LockSettings {
-        try session.send(.settings(keychain: path)).settings ?? LockSettings()
+        try session.send(.settings(keychain: path)).settings()
     }
 
     package func setSettings(_ path: String, _ settings: LockSettings) throws(StoreError) {

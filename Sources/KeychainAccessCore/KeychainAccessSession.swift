@@ -22,10 +22,9 @@ package struct KeychainAccessSession: Sendable {
         if let index = paths.firstIndex(of: defaultPath) { paths.remove(at: index) }
         paths.insert(defaultPath, at: 0)
         return try paths.map { (path) throws(StoreError) in
-            let status = try session.send(.status(keychain: path)).status
+            let status = try session.send(.status(keychain: path)).status()
             return KeychainEntry(path: path, name: preferences.label(of: path), isDefault: path == defaultPath,
-                                 hasPassword: status?.hasPassword ?? false,
-                                 isUnlocked: status?.isUnlocked ?? false)
+                                 hasPassword: status.hasPassword, isUnlocked: status.isUnlocked)
         }
     }
 
@@ -38,7 +37,7 @@ package struct KeychainAccessSession: Sendable {
             query.limit = nil
             query.matchAnySynchronizable = true
             do {
-                let items = try session.send(.find(keychains: [keychain], query: query, caller: session.caller, withSecrets: false)).items ?? []
+                let items = try session.send(.find(keychains: [keychain], query: query, caller: session.caller, withSecrets: false)).items()
                 rows += items.filter { item in
                     guard case .string(let group)? = item.attributes["agrp"] else { return true }
                     return !AgentGroups.all.contains(group)

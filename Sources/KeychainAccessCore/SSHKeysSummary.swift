@@ -59,13 +59,13 @@ extension KeychainAccessSession {
         for keychain in try keychains() {
             let query = SSHKeyItem.query()
             do {
-                let found = try session.send(.find(keychains: [keychain.path], query: query, caller: session.caller, withSecrets: false)).items ?? []
+                let found = try session.send(.find(keychains: [keychain.path], query: query, caller: session.caller, withSecrets: false)).items()
                 items += found.compactMap { stored in SSHKeyItem(attributes: stored.attributes).map { ($0, stored.attributes, keychain.name) } }
             } catch where error.code == .itemNotFound || error.code == .interactionNotAllowed {
                 continue
             }
         }
-        let report = try session.send(.sshUses(revoke: nil)).sshUses ?? SSHUseReport(approvals: [], lastUses: [])
+        let report = try session.send(.sshUses(revoke: nil)).sshUses()
         return SSHKeysSummary(items: items, report: report)
     }
 

@@ -5,7 +5,7 @@
 /// and, where useful, which attribute or operation was involved.
 package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     package struct Code: Sendable, Hashable, CustomStringConvertible {
-        fileprivate enum Base: String, Sendable, Hashable {
+        fileprivate enum Base: String, Sendable, Hashable, CaseIterable {
             case invalidParameter, noSuchAttribute, noSuchClass, duplicateItem, itemNotFound
             case missingEntitlement, interactionNotAllowed, notAvailable, decode
             case diskFull, io, readOnly, invalidKeychain, wrongVersion, dataTooLarge
@@ -18,11 +18,8 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
         fileprivate init(base: Base) { self.base = base }
 
-        /// The code a ``description`` names (as the agent protocol carries it); nil if unknown.
-        package init?(name: String) {
-            guard let base = Base(rawValue: name) else { return nil }
-            self.base = base
-        }
+        /// Every code (the agent protocol numbers each; its test holds the two lists together).
+        package static let all: [Code] = Base.allCases.map(Code.init(base:))
 
         /// A value or a combination of values the caller passed is not valid.
         package static let invalidParameter = Code(base: .invalidParameter)
@@ -85,14 +82,17 @@ package struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Which of a code's failures this is, where a caller acts on the difference: a code is
     /// Apple's status, and one status covers several failures (a locked keychain and a prompt that
-    /// cannot be shown are both `errSecInteractionNotAllowed`). Raised and read in one process; the
-    /// agent protocol carries the code and the message.
+    /// cannot be shown are both `errSecInteractionNotAllowed`). The agent protocol carries it
+    /// with the code and the message.
     package struct Reason: Sendable, Hashable, CustomStringConvertible {
-        fileprivate enum Base: String, Sendable, Hashable {
+        fileprivate enum Base: String, Sendable, Hashable, CaseIterable {
             case keychainLocked, agentRunning
         }
         fileprivate let base: Base
         package var description: String { base.rawValue }
+
+        /// Every reason.
+        package static let all: [Reason] = Base.allCases.map { Reason(base: $0) }
 
         /// The keychain, or the class key an item needs, is locked (with `.interactionNotAllowed`).
         package static let keychainLocked = Reason(base: .keychainLocked)

@@ -112,15 +112,13 @@ final class AgentConnection: Sendable {
             // A client of another protocol version is told so (it can read the version byte);
             // anything else malformed just ends the connection.
             guard error.code == .wrongVersion else { return nil }
-            return (AgentFraming.encode(AgentResponse(error: StoreError(.wrongVersion,
+            return (AgentFraming.encode(AgentResponse.failure(StoreError(.wrongVersion,
                 "keyhavend speaks agent protocol \(AgentFraming.version): stop it (keyhaven agent stop) and run the command again"))), .close)
         }
         // The floor of the path: no keychain touched.
         if case .echo(let data) = request {
-            var response = AgentResponse()
-            if data.count <= AgentFraming.maximumEcho { response.data = data } else {
-                response = AgentResponse(error: StoreError(.invalidParameter, "an echo of more than \(AgentFraming.maximumEcho) bytes"))
-            }
+            let response: AgentResponse = data.count <= AgentFraming.maximumEcho ? .answer(.bytes(data))
+                : .failure(StoreError(.invalidParameter, "an echo of more than \(AgentFraming.maximumEcho) bytes"))
             return (AgentFraming.encode(response), .next)
         }
         // The SSH agent's hand-overs are this connection's from now on: the request is answered
@@ -130,10 +128,10 @@ final class AgentConnection: Sendable {
                 // The keychain must be one the agent serves; it is opened (and made, for the
                 // default one) now, so that a wrong path fails the request, not every signature.
                 do throws(StoreError) { _ = try service.database(keychain) } catch {
-                    return (AgentFraming.encode(AgentResponse(error: error)), .next)
+                    return (AgentFraming.encode(AgentResponse.failure(error)), .next)
                 }
             }
-            return (AgentFraming.encode(AgentResponse()), .sshHandovers(defaultLifetime: defaultLifetime, keychain: keychain,
+            return (AgentFraming.encode(AgentResponse.answer(.done)), .sshHandovers(defaultLifetime: defaultLifetime, keychain: keychain,
                                                                            approvalMinutes: approvalMinutes))
         }
         let response = response(to: request, home: home, client: client)
@@ -157,15 +155,15 @@ final class AgentConnection: Sendable {
                 return response
             case .question(let question, let context, let unasked):
                 guard round < 4, context.client != nil, context.identity != nil else {
-                    return AgentResponse(error: StoreError(.interactionNotAllowed, "too many prompts for one request"))
+                    return .failure(StoreError(.interactionNotAllowed, "too many prompts for one request"))
                 }
                 do {
                     try service.answer(question, context: context)
                 } catch {
                     var failure = error as? StoreError ?? StoreError(.userCanceled, "the prompt failed")
                     // No way to ask: the check's own answer (a group not granted: errSecMissingEntitlement).
-                    if failure.code == .interactionNotAllowed { failure = StoreError(unasked.code, unasked.message + "; " + failure.message) }
-                    return AgentResponse(error: failure)
+                    if failure.code == .interactionNotAllowed { failure = StoreError(unasked.code, unasked.message + "; " + failure.message, reason: unasked.reason) }
+                    return .failure(failure)
                 }
             }
             round += 1

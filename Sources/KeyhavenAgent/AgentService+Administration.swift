@@ -62,10 +62,9 @@ extension AgentService {
 
     /// Keychain Access's use of one item: the keychain's password stands in for the item's access
     /// object, as on the Mac, where Keychain Access asks for it to show a password. Only the
-    /// administrator programs ask; the agent's own items are not theirs to touch.
-    func administer(_ reference: PersistentReference, in database: KeychainDatabase, password: Data?, action: ItemAdministration,
-                    _ context: RequestContext) throws(StoreError) -> [StoredItem] {
-        try context.requireAdministrator("only the keyhaven programs may use an item with the keychain's password")
+    /// administrator programs ask (``RequestSenders``); the agent's own items are not theirs to touch.
+    func administer(_ reference: PersistentReference, in database: KeychainDatabase, password: Data?,
+                    action: ItemAdministration) throws(StoreError) -> AgentAnswer {
         let query = ItemQuery.single(reference)
         let unrestricted = Caller(accessGroups: ["*"])
         guard let item = try database.find(query, caller: unrestricted, withSecrets: false).first else {
@@ -77,11 +76,11 @@ extension AgentService {
         try Self.checkPassword(password, of: database, toDo: "use an item without its access object")
         switch action {
         case .reveal:
-            return try database.find(query, caller: unrestricted, withSecrets: true).map { found in
-                var item = found
-                if !StoredKeyOperation.isExtractable(item) { item.secret = nil }
-                return item
+            guard var revealed = try database.find(query, caller: unrestricted, withSecrets: true).first else {
+                throw StoreError(.itemNotFound, "no item with that reference")
             }
+            if !StoredKeyOperation.isExtractable(revealed) { revealed.secret = nil }
+            return .item(revealed)
         case .update(let attributes):
             let editable: Set<String> = ["labl", "acct", "icmt"]
             if let other = attributes.keys.sorted().first(where: { !editable.contains($0) }) {
@@ -90,10 +89,13 @@ extension AgentService {
             var changes = ItemChanges()
             changes.attributes = attributes
             _ = try database.update(query, with: changes, caller: unrestricted)
-            return try database.find(query, caller: unrestricted, withSecrets: false)
+            guard let updated = try database.find(query, caller: unrestricted, withSecrets: false).first else {
+                throw StoreError(.itemNotFound, "no item with that reference")
+            }
+            return .item(updated)
         case .delete:
             _ = try database.delete(query, caller: unrestricted, makeTombstones: false)
-            return []
+            return .done
         }
     }
 

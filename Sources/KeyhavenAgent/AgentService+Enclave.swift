@@ -1,12 +1,22 @@
 import FoundationEssentials
 import KeychainKeys
 import KeychainStore
+import KeyhavenAgentClient
 import KeyhavenTPM
 
 /// Secure Enclave keys (docs/tpm.md): P-256 keys made and used inside the TPM the agent holds.
 /// The keychain keeps each key's blob and authorization as the key item's data; every use loads
 /// the blob for one command, proves the authorization and flushes it.
 extension AgentService {
+    /// The TPM the agent reaches and its dictionary-attack state.
+    func tpmStatus() throws(StoreError) -> AgentAnswer {
+        do throws(TPMError) {
+            return .tpmStatus(try tpm.use { (connection) throws(TPMError) in try connection.status() })
+        } catch {
+            throw error.storeError
+        }
+    }
+
     /// A new key in the TPM, with a random authorization that the making process holds (a key kept
     /// by no keychain works for that process alone). No TPM reachable is Apple's answer on a Mac
     /// without a Secure Enclave (errSecUnimplemented).

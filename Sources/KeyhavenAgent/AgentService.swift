@@ -98,7 +98,7 @@ package struct AgentService: Sendable {
     /// Answers one request made in the agent's own process (no access checks).
     package func respond(to request: AgentRequest, forHome requestedHome: String? = nil) -> AgentResponse {
         guard case .response(let response) = respond(to: request, forHome: requestedHome, context: .inProcess) else {
-            return AgentResponse(error: StoreError(.internalError, "an in-process request needed a prompt"))
+            return .failure(StoreError(.internalError, "an in-process request needed a prompt"))
         }
         return response
     }
@@ -108,31 +108,21 @@ package struct AgentService: Sendable {
     /// asked, the question comes back instead (nothing has changed).
     package func respond(to request: AgentRequest, forHome requestedHome: String?, context: RequestContext) -> Outcome {
         if let requestedHome, requestedHome != home.path {
-            return .response(AgentResponse(error: StoreError(.notAvailable, "this agent serves \(home.path), not \(requestedHome): "
-                                                       + "stop it (keyhaven agent stop) or set KEYHAVEN_AGENT_SOCKET")))
+            return .response(.failure(StoreError(.notAvailable, "this agent serves \(home.path), not \(requestedHome): "
+                                                 + "stop it (keyhaven agent stop) or set KEYHAVEN_AGENT_SOCKET")))
         }
         do throws(StoreError) {
-            let response = try handle(request, context)
-            switch request {
-            case .add, .update, .delete, .unlock, .administer, .setBound: onChange?()
-            default: break
-            }
-            return .response(response)
+            try admit(request, context)
+            let answer = try handle(request, context)
+            if request.cuesSync { onChange?() }
+            return .response(.answer(answer))
         } catch {
-            if let question = context.question.withLock({ $0 }), Self.interactionAllowed(request) {
+            // The access checks record what they would ask where they fail: deep inside a write's
+            // transaction, whose typed throws carry a StoreError and nothing else.
+            if let question = context.question.withLock({ $0 }), request.caller?.interactionAllowed == true {
                 return .question(question, context, error)
             }
-            return .response(AgentResponse(error: error))
-        }
-    }
-
-    /// Whether the request's caller lets the agent prompt.
-    static func interactionAllowed(_ request: AgentRequest) -> Bool {
-        switch request {
-        case .add(_, _, let caller), .find(_, _, let caller, _, _), .update(_, _, _, let caller), .delete(_, _, let caller, _),
-             .keyOperation(_, _, let caller):
-            return caller.interactionAllowed
-        default: return false
+            return .response(.failure(error))
         }
     }
 
@@ -141,139 +131,52 @@ package struct AgentService: Sendable {
         return try registry.database(at: path, home: home, create: path == home.defaultKeychainPath)
     }
 
-    private func handle(_ request: AgentRequest, _ context: RequestContext) throws(StoreError) -> AgentResponse {
-        try SessionKeychain.refuse(request, sessionPath: home.sessionKeychainPath)
-        var response = AgentResponse()
+    /// One handler per request, each in the file of its concern; ``admit(_:_:)`` has run.
+    private func handle(_ request: AgentRequest, _ context: RequestContext) throws(StoreError) -> AgentAnswer {
         switch request {
-        case .hello:
-            response.home = home.path
-            response.pid = getpid()
-        case .create(let keychain, let password):
-            _ = try registry.create(at: keychain, home: home, password: password.map(Array.init))
-        case .deleteKeychain(let keychain):
-            try registry.deleteKeychain(at: keychain)
-        case .unlock(let keychain, let password):
-            var secret = Array(password)
-            defer { zeroize(&secret) }
-            try database(keychain).unlock(password: secret)
-        case .lock(let keychain):
-            if let keychain { try database(keychain).lock() } else { registry.lockAll() }
-        case .status(let keychain):
-            response.status = try database(keychain).status()
-        case .changePassword(let keychain, let old, let new):
-            var (oldSecret, newSecret) = (Array(old), Array(new))
-            defer { zeroize(&oldSecret); zeroize(&newSecret) }
-            try database(keychain).changePassword(old: oldSecret, new: newSecret)
-        case .settings(let keychain):
-            response.settings = try database(keychain).lockSettings()
-        case .setSettings(let keychain, let settings):
-            try database(keychain).setLockSettings(settings)
-        case .add(let keychain, var item, let caller):
-            let caller = try authorizedCaller(caller, context)
-            try refuseReservedGroup(item.attributes, context)
-            item.access = try resolved(item.access, context)
-            try captureBiometrySet(&item, context)
-            response.items = [try database(keychain).add(item, caller: caller)]
-        case .find(let keychains, let query, let caller, let withSecrets, let withAttributes):
-            let caller = try authorizedCaller(caller, context)
-            var found = try KeychainSearch.find(query, in: try databases(keychains), caller: caller, withSecrets: withSecrets)
-            if withSecrets { found = try checkSecrets(found, caller: caller, context) }
-            // A private key that is not extractable never leaves the agent, whatever is asked; a
-            // password whose secret alone is asked for leaves without its attributes and access.
-            response.items = found
-                .map { found in
-                    var item = found.item
-                    if !StoredKeyOperation.isExtractable(item) { item.secret = nil }
-                    if !withAttributes && item.itemClass.isPassword { item.attributes = [:]; item.access = nil }
-                    return item
-                }
-        case .keyOperation(let keychains, let request, let caller):
-            var query = ItemQuery(itemClass: request.reference.itemClass)
-            query.persistentReference = request.reference
-            query.limit = 1
-            let caller = try authorizedCaller(caller, context)
-            guard let found = try KeychainSearch.find(query, in: try databases(keychains), caller: caller, withSecrets: true).first else {
-                throw StoreError(.itemNotFound, "no key with that reference")
-            }
-            _ = try checkSecrets([found], caller: caller, context)
-            if let enclaveKey = try Self.enclaveKey(found.item) {
-                response.data = try performEnclave(request, key: enclaveKey)
-            } else {
-                response.data = try StoredKeyOperation.perform(request, on: found.item)
-            }
-        case .update(let keychains, let query, var changes, let caller):
-            let caller = try authorizedCaller(caller, context)
-            try refuseReservedGroup(changes.attributes, context)
-            if changes.access != nil { changes.access = try resolved(changes.access, context) }
-            response.count = try KeychainSearch.write(in: try databases(keychains)) { (db) throws(StoreError) in
-                guard let db = db as? KeychainDatabase else { throw StoreError(.internalError, "not a keychain of the agent's") }
-                return try db.update(query, with: changes, caller: caller, authorize: writeAuthorization(for: db.path, context))
-            }
-        case .delete(let keychains, let query, let caller, let makeTombstones):
-            let caller = try authorizedCaller(caller, context)
-            response.count = try KeychainSearch.write(in: try databases(keychains)) { (db) throws(StoreError) in
-                guard let db = db as? KeychainDatabase else { throw StoreError(.internalError, "not a keychain of the agent's") }
-                return try db.delete(query, caller: caller, makeTombstones: makeTombstones, authorize: writeAuthorization(for: db.path, context))
-            }
-        case .setAccess(let keychains, let query, let change, let password):
-            response.count = try setAccess(in: try databases(keychains), query: query, change: change, password: password)
-        case .grants(let change, let password):
-            response.grants = try changeGrants(change, password: password)
-        case .backup(let keychain, let destination, let password):
-            // A backup is a copy that no TPM and no access list guards: only the administrator
-            // programs ask for one (docs/tpm.md, "Backups").
-            try context.requireAdministrator("only the keyhaven command and Keychain Access may back up a keychain")
-            var secret = Array(password)
-            defer { zeroize(&secret) }
-            try database(keychain).backup(to: destination, password: secret)
-        case .shutdown:
-            // Any program of the user can signal the agent; none but the administrator programs
-            // stops it by asking (docs/threat-model.md, "The buses").
-            try context.requireAdministrator("only the keyhaven command and Keychain Access may stop the agent")
-        case .echo(let data):
-            response.data = data
-        case .provideSecretService(let busAddress):
-            // The agent trusts the bus it joins to name its clients' processes: only keyhavend
-            // itself and the administrator programs choose it.
-            guard context.client == nil || context.isAdministrator || isThisAgentsProgram(context) else {
-                throw StoreError(.authFailed, "only keyhavend and the keyhaven command may ask the agent to provide the Secret Service")
-            }
-            try secretService.provide(busAddress: busAddress, owner: context.client.map(ObjectIdentifier.init))
-            response.pid = getpid()
-        case .tpmStatus:
-            do throws(TPMError) {
-                response.data = Data(try tpm.use { (connection) throws(TPMError) in try connection.status() }.wireBytes)
-            } catch {
-                throw error.storeError
-            }
-        case .createEnclaveKey:
-            response.data = Data(try createEnclaveKey().wireBytes)
-        case .enclaveKeyOperation(let key, let request):
-            response.data = try performEnclave(request, key: key)
-        case .setBound(let keychain, let password, let bound):
-            var secret = password.map(Array.init) ?? []
-            defer { zeroize(&secret) }
-            try database(keychain).setBound(bound, password: secret)
-        case .administer(let keychain, let reference, let password, let action):
-            response.items = try administer(reference, in: try database(keychain), password: password, action: action, context)
+        // The agent (AgentService+Agent.swift)
+        case .hello: return .hello(home: home.path, pid: getpid())
+        case .shutdown: return .done
+        case .echo(let data): return .bytes(data)
+        case .provideSecretService(let busAddress): return try provideSecretService(on: busAddress, context)
         case .serveSSHAgent:
             // A request about the connection that carries it: AgentConnection answers it.
             throw StoreError(.invalidParameter, "an SSH agent is served on a connection of its own")
-        case .sshUses(let revoke):
-            // Where the user's keys went is the user's to read: only the administrator programs.
-            try context.requireAdministrator("only the keyhaven command and Keychain Access may read or revoke the SSH agent's approvals")
-            response.sshUses = try SSHAgentHost.report(sshApprovals, revoking: revoke)
+        case .sshUses(let revoke): return .sshUses(try SSHAgentHost.report(sshApprovals, revoking: revoke))
+        // Keychains (AgentService+Keychains.swift)
+        case .create(let keychain, let password): return try create(keychain, password: password)
+        case .deleteKeychain(let keychain): return try deleteKeychain(keychain)
+        case .unlock(let keychain, let password): return try unlock(keychain, password: password)
+        case .lock(let keychain): return try lock(keychain)
+        case .status(let keychain): return .status(try database(keychain).status())
+        case .changePassword(let keychain, let old, let new): return try changePassword(keychain, old: old, new: new)
+        case .settings(let keychain): return .settings(try database(keychain).lockSettings())
+        case .setSettings(let keychain, let settings): return try setSettings(keychain, settings)
+        case .setBound(let keychain, let password, let bound): return try setBound(keychain, password: password, bound: bound)
+        case .backup(let keychain, let destination, let password): return try backup(keychain, to: destination, password: password)
+        // Items (AgentService+Items.swift)
+        case .add(let keychain, let item, let caller): return try add(item, to: keychain, caller: caller, context)
+        case .find(let keychains, let query, let caller, let withSecrets, let withAttributes):
+            return try find(query, in: keychains, caller: caller, withSecrets: withSecrets, withAttributes: withAttributes, context)
+        case .update(let keychains, let query, let changes, let caller):
+            return try update(query, in: keychains, with: changes, caller: caller, context)
+        case .delete(let keychains, let query, let caller, let makeTombstones):
+            return try delete(query, in: keychains, caller: caller, makeTombstones: makeTombstones, context)
+        case .keyOperation(let keychains, let operation, let caller): return try keyOperation(operation, in: keychains, caller: caller, context)
+        // Access objects and grants (AgentService+Administration.swift)
+        case .setAccess(let keychains, let query, let change, let password):
+            return .count(try setAccess(in: try databases(keychains), query: query, change: change, password: password))
+        case .grants(let change, let password): return .grants(try changeGrants(change, password: password))
+        case .administer(let keychain, let reference, let password, let action):
+            return try administer(reference, in: try database(keychain), password: password, action: action)
+        // The TPM (AgentService+Enclave.swift)
+        case .tpmStatus: return try tpmStatus()
+        case .createEnclaveKey: return .enclaveKey(try createEnclaveKey())
+        case .enclaveKeyOperation(let key, let operation): return .bytes(try performEnclave(operation, key: key))
         }
-        return response
     }
 
-    /// Whether the client runs this agent's own executable (verified by path, untampered).
-    private func isThisAgentsProgram(_ context: RequestContext) -> Bool {
-        guard let identity = context.identity else { return false }
-        return !identity.isTampered && identity.isPathVerified && identity.path == ApplicationIdentityReader.currentPath
-    }
-
-    private func databases(_ paths: [String]) throws(StoreError) -> [any KeychainBackend] {
+    func databases(_ paths: [String]) throws(StoreError) -> [any KeychainBackend] {
         try paths.map { (path) throws(StoreError) -> any KeychainBackend in try database(path) }
     }
 }

@@ -1,5 +1,4 @@
 import KeychainStore
-import KeyhavenAgentClient
 import Synchronization
 
 /// The keychain behind the Secret Service's `session` collection: in this agent's memory alone,
@@ -18,20 +17,5 @@ package final class SessionKeychain: Sendable {
             database = made
             return made
         }
-    }
-
-    /// Refuses what only a keychain file has: a password, lock settings, a backup, a TPM binding,
-    /// being made or deleted.
-    static func refuse(_ request: AgentRequest, sessionPath: String) throws(StoreError) {
-        let keychain: String?
-        switch request {
-        case .create(let path, _), .deleteKeychain(let path), .changePassword(let path, _, _), .setSettings(let path, _),
-             .backup(let path, _, _), .setBound(let path, _, _):
-            keychain = path
-        default:
-            keychain = nil
-        }
-        guard keychain == sessionPath else { return }
-        throw StoreError(.unimplemented, "the session keychain lives in the agent's memory: it has no file, password or settings")
     }
 }

@@ -62,11 +62,10 @@ package final class AgentClient {
         return fd
     }
 
-    /// Sends a request and waits for its response; an agent error is thrown as it is.
-    package func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
-        let response = try exchange(request)
-        if let error = response.error { throw error }
-        return response
+    /// Sends a request and waits for its answer; an agent error is thrown as it is.
+    @discardableResult
+    package func send(_ request: AgentRequest) throws(StoreError) -> AgentAnswer {
+        try exchange(request).get()
     }
 
     /// Sends a request and returns its response, error or not. A throw means the connection is

@@ -33,7 +33,8 @@ package final class AgentConnectionPool: Sendable {
     package init() {}
 
     /// Sends `request` on an idle connection, else a new one; an agent error is thrown as it is.
-    package func send(_ request: AgentRequest, socket: AgentSocket, home: String?) throws(StoreError) -> AgentResponse {
+    @discardableResult
+    package func send(_ request: AgentRequest, socket: AgentSocket, home: String?) throws(StoreError) -> AgentAnswer {
         let key = Key(socket: socket.path, home: home)
         let client: AgentClient
         if let reused = take(key) { client = AgentClient(adopting: reused, home: home) } else {
@@ -41,8 +42,7 @@ package final class AgentConnectionPool: Sendable {
         }
         let response = try client.exchange(request)
         give(client.detach(), key)
-        if let error = response.error { throw error }
-        return response
+        return try response.get()
     }
 
     /// Keeps a connection made elsewhere (the command's first, which may have started the agent)

@@ -20,32 +20,28 @@ package struct AgentKeychain: KeychainBackend {
         self.home = home
     }
 
-    private func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
+    private func send(_ request: AgentRequest) throws(StoreError) -> AgentAnswer {
         try AgentConnectionPool.shared.send(request, socket: socket, home: home)
     }
 
     package func add(_ item: NewItem, caller: Caller) throws(StoreError) -> StoredItem {
-        guard let stored = try send(.add(keychain: path, item: item, caller: caller)).items?.first else {
-            throw StoreError(.internalError, "the agent returned no item")
-        }
-        return stored
+        try send(.add(keychain: path, item: item, caller: caller)).item()
     }
 
     package func find(_ query: ItemQuery, caller: Caller, withSecrets: Bool, withAttributes: Bool) throws(StoreError) -> [StoredItem] {
-        try send(.find(keychains: [path], query: query, caller: caller, withSecrets: withSecrets, withAttributes: withAttributes)).items ?? []
+        try send(.find(keychains: [path], query: query, caller: caller, withSecrets: withSecrets, withAttributes: withAttributes)).items()
     }
 
     package func update(_ query: ItemQuery, with changes: ItemChanges, caller: Caller) throws(StoreError) -> Int {
-        try send(.update(keychains: [path], query: query, changes: changes, caller: caller)).count ?? 0
+        try send(.update(keychains: [path], query: query, changes: changes, caller: caller)).count()
     }
 
     package func delete(_ query: ItemQuery, caller: Caller, makeTombstones: Bool) throws(StoreError) -> Int {
-        try send(.delete(keychains: [path], query: query, caller: caller, makeTombstones: makeTombstones)).count ?? 0
+        try send(.delete(keychains: [path], query: query, caller: caller, makeTombstones: makeTombstones)).count()
     }
 
     package func currentStatus() throws(StoreError) -> KeychainStatus {
-        guard let status = try send(.status(keychain: path)).status else { throw StoreError(.internalError, "the agent returned no status") }
-        return status
+        try send(.status(keychain: path)).status()
     }
 
     package func unlock(password: [UInt8]) throws(StoreError) { _ = try send(.unlock(keychain: path, password: Data(password))) }
@@ -53,7 +49,7 @@ package struct AgentKeychain: KeychainBackend {
     package func changePassword(old: [UInt8], new: [UInt8]) throws(StoreError) {
         _ = try send(.changePassword(keychain: path, old: Data(old), new: Data(new)))
     }
-    package func currentLockSettings() throws(StoreError) -> LockSettings { try send(.settings(keychain: path)).settings ?? LockSettings() }
+    package func currentLockSettings() throws(StoreError) -> LockSettings { try send(.settings(keychain: path)).settings() }
     package func setLockSettings(_ settings: LockSettings) throws(StoreError) { _ = try send(.setSettings(keychain: path, settings: settings)) }
     package func backup(to destination: String, password: [UInt8]) throws(StoreError) {
         _ = try send(.backup(keychain: path, destination: destination, password: Data(password)))
@@ -61,24 +57,17 @@ package struct AgentKeychain: KeychainBackend {
 
     /// Runs an operation with a key stored in this keychain, inside the agent; its result.
     package func keyOperation(_ request: KeyOperationRequest, caller: Caller) throws(StoreError) -> Data {
-        guard let data = try send(.keyOperation(keychains: [path], request: request, caller: caller)).data else {
-            throw StoreError(.internalError, "the agent returned no result")
-        }
-        return data
+        try send(.keyOperation(keychains: [path], request: request, caller: caller)).bytes()
     }
 
     /// Makes a Secure Enclave key in the TPM the agent holds; nothing is stored.
     package func createEnclaveKey() throws(StoreError) -> EnclaveKeyData {
-        guard let data = try send(.createEnclaveKey).data else { throw StoreError(.internalError, "the agent returned no key") }
-        return try EnclaveKeyData(storedBytes: Array(data))
+        try send(.createEnclaveKey).enclaveKey()
     }
 
     /// Runs an operation with a Secure Enclave key that no keychain holds, inside the agent.
     package func enclaveKeyOperation(_ request: KeyOperationRequest, key: EnclaveKeyData) throws(StoreError) -> Data {
-        guard let data = try send(.enclaveKeyOperation(key: key, request: request)).data else {
-            throw StoreError(.internalError, "the agent returned no result")
-        }
-        return data
+        try send(.enclaveKeyOperation(key: key, request: request)).bytes()
     }
 }
 
@@ -107,7 +96,7 @@ package enum AgentDiscovery {
         // connection to the agent, not two (the agent serves at most 64 at once). An agent for
         // another home refuses it (`.notAvailable`, saying which it serves).
         do throws(StoreError) {
-            let hello = try AgentConnectionPool.shared.send(.hello, socket: socket, home: home.path)
+            let hello = try AgentConnectionPool.shared.send(.hello, socket: socket, home: home.path).hello()
             confirmed.withLock { $0[socket.path] = hello.home }
             if hello.home == home.path { return socket }
             if mode == "on" { throw StoreError(.notAvailable, "the agent at \(socket.path) serves another keychain home") }

@@ -49,7 +49,7 @@ package struct AgentSession {
     }
 
     @discardableResult
-    package func send(_ request: AgentRequest) throws(StoreError) -> AgentResponse {
+    package func send(_ request: AgentRequest) throws(StoreError) -> AgentAnswer {
         try AgentConnectionPool.shared.send(request, socket: socket, home: home.path)
     }
 }

@@ -65,14 +65,14 @@ struct AccessCommand: ParsableCommand {
             try perform("SecAccessCopyACLList") { () throws(StoreError) in
                 let session = try Session.open()
                 if groups {
-                    AccessPrinter.print(try session.send(.grants(change: nil, password: nil)).grants ?? [], json: json)
+                    AccessPrinter.print(try session.send(.grants(change: nil, password: nil)).grants(), json: json)
                     return
                 }
                 var listed: [(String, StoredItem)] = []
                 for path in try session.searchPaths(keychains) {
                     do throws(StoreError) {
                         let items = try session.send(.find(keychains: [path], query: try filter.query, caller: session.caller,
-                                                           withSecrets: false)).items ?? []
+                                                           withSecrets: false)).items()
                         listed += items.map { (path, $0) }
                     } catch where error.code == .itemNotFound {
                         continue
@@ -141,7 +141,7 @@ struct AccessChanges {
             var secret = try self.secret(for: session.home.defaultKeychainPath, session: session)
             defer { if secret != nil { zeroize(&secret!) } }
             let change = GrantChange(application: paths[0], groups: groups, revoke: revoke)
-            AccessPrinter.print(try session.send(.grants(change: change, password: secret.map { Data($0) })).grants ?? [], json: false)
+            AccessPrinter.print(try session.send(.grants(change: change, password: secret.map { Data($0) })).grants(), json: false)
             return
         }
         guard !paths.isEmpty || anyApplication else { throw StoreError(.invalidParameter, "name a program with -T, or give -A or -G") }
@@ -153,7 +153,7 @@ struct AccessChanges {
             defer { if secret != nil { zeroize(&secret!) } }
             do throws(StoreError) {
                 changed += try session.send(.setAccess(keychains: [path], query: try filter.query, change: change,
-                                                       password: secret.map { Data($0) })).count ?? 0
+                                                       password: secret.map { Data($0) })).count()
             } catch where error.code == .itemNotFound {
                 continue
             }
@@ -163,7 +163,7 @@ struct AccessChanges {
 
     /// The keychain's password when it has one: given, from standard input, or asked for.
     private func secret(for keychain: String, session: Session) throws(StoreError) -> [UInt8]? {
-        guard try session.send(.status(keychain: keychain)).status?.hasPassword == true else { return nil }
+        guard try session.send(.status(keychain: keychain)).status().hasPassword else { return nil }
         let name = keychain.split(separator: "/").last.map(String.init) ?? keychain
         return try PasswordInput.resolveOrAsk(password, prompt: "password of keychain \"\(name)\": ")
     }

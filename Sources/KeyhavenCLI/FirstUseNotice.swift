@@ -15,7 +15,7 @@ enum FirstUseNotice {
         let marker = session.home.privateFolder + "/password-notice-shown"
         guard access(marker, F_OK) != 0,
               let path = try? session.preferences().defaultPath(session.home),
-              let status = try? session.send(.status(keychain: path)).status, !status.hasPassword else { return }
+              let status = try? session.send(.status(keychain: path)).status(), !status.hasPassword else { return }
         printError("keyhaven: the default keychain (\(path)) has no password: anyone who can read \(session.home.path), "
                    + "a backup of it or its disk can read every item. Set one with: keyhaven set-keychain-password (this is said once).")
         _ = try? FileSecurity.createExclusively(marker, bytes: [])

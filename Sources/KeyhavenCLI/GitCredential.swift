@@ -74,7 +74,7 @@ package struct GitCredential: Equatable, Sendable {
             query.limit = 1
             let found: [StoredItem]
             do throws(StoreError) {
-                found = try session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: true)).items ?? []
+                found = try session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: true)).items()
             } catch where error.code == .itemNotFound {
                 return ""
             }
@@ -100,7 +100,7 @@ package struct GitCredential: Equatable, Sendable {
             query.limit = nil
             if let password = credential.fields["password"] {
                 // Only the credential git tried: a newer one stored since stays.
-                let found = (try? session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: true)).items) ?? []
+                let found = (try? session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: true)).items()) ?? []
                 for item in found where item.secret == Data(password.utf8) {
                     var single = ItemQuery(itemClass: .internetPassword)
                     single.persistentReference = item.persistentReference

@@ -128,17 +128,17 @@ struct DumpKeychain: ParsableCommand {
     /// with, and listing those without their data when that fails (counted in `withheld`).
     static func items(_ query: ItemQuery, in path: String, withSecrets: Bool, session: Session,
                       withheld: inout Int) throws(StoreError) -> [StoredItem] {
-        guard withSecrets else { return try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: false)).items ?? [] }
+        guard withSecrets else { return try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: false)).items() }
         do throws(StoreError) {
-            return try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: true)).items ?? []
+            return try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: true)).items()
         } catch where [.interactionNotAllowed, .authFailed, .userCanceled].contains(error.code) {
             var quiet = session.caller
             quiet.interactionAllowed = false
             quiet.skipsUntrusted = true
-            let all = try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: false)).items ?? []
+            let all = try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: false)).items()
             var shown: [StoredItem] = []
             do throws(StoreError) {
-                shown = try session.send(.find(keychains: [path], query: query, caller: quiet, withSecrets: true)).items ?? []
+                shown = try session.send(.find(keychains: [path], query: query, caller: quiet, withSecrets: true)).items()
             } catch where error.code == .itemNotFound {}
             let open = Dictionary(shown.map { ($0.persistentReference, $0) }, uniquingKeysWith: { first, _ in first })
             withheld += all.count - open.count

@@ -116,7 +116,7 @@ struct UnlockKeychain: ParsableCommand {
         try perform("SecKeychainUnlock") { () throws(StoreError) in
             let session = try Session.open()
             let path = try session.path(keychain)
-            guard try session.send(.status(keychain: path)).status?.hasPassword == true else { return }
+            guard try session.send(.status(keychain: path)).status().hasPassword else { return }
             var secret = try PasswordInput.resolveOrAsk(password, prompt: "password to unlock \(path): ")
             defer { zeroize(&secret) }
             try session.send(.unlock(keychain: path, password: Data(secret)))
@@ -145,13 +145,13 @@ struct ShowKeychainInfo: ParsableCommand {
         try perform("SecKeychainCopySettings") { () throws(StoreError) in
             let session = try Session.open()
             let path = try session.path(keychain)
-            let settings = try session.send(.settings(keychain: path)).settings ?? LockSettings()
-            let status = try session.send(.status(keychain: path)).status
+            let settings = try session.send(.settings(keychain: path)).settings()
+            let status = try session.send(.status(keychain: path)).status()
             var line = "Keychain \"\(path)\""
             if settings.lockOnSleep { line += " lock-on-sleep" }
             line += settings.useLockInterval ? " timeout=\(settings.lockInterval)s" : " no-timeout"
-            if status?.isBound == true { line += " tpm" }
-            printLine(line + (status?.isUnlocked == true ? " unlocked" : " locked"))
+            if status.isBound { line += " tpm" }
+            printLine(line + (status.isUnlocked ? " unlocked" : " locked"))
         }
     }
 }
@@ -176,7 +176,7 @@ struct SetKeychainSettings: ParsableCommand {
             let session = try Session.open()
             let path = try session.path(keychain)
             if tpm || noTPM {
-                let hasPassword = try session.send(.status(keychain: path)).status?.hasPassword == true
+                let hasPassword = try session.send(.status(keychain: path)).status().hasPassword
                 var secret = hasPassword ? try PasswordInput.resolveOrAsk(password, prompt: "password for \(path): ",
                                                                           needed: tpm ? "--tpm" : "--no-tpm") : []
                 defer { zeroize(&secret) }
@@ -202,7 +202,7 @@ struct SetKeychainPassword: ParsableCommand {
         try perform("SecKeychainChangePassword") { () throws(StoreError) in
             let session = try Session.open()
             let path = try session.path(keychain)
-            let hasPassword = try session.send(.status(keychain: path)).status?.hasPassword == true
+            let hasPassword = try session.send(.status(keychain: path)).status().hasPassword
             var oldSecret = hasPassword ? try PasswordInput.resolveOrAsk(old, prompt: "old password: ") : []
             var newSecret = try PasswordInput.resolveOrAsk(new, prompt: "new password: ")
             defer { zeroize(&oldSecret); zeroize(&newSecret) }
@@ -251,7 +251,7 @@ struct AgentCommand: ParsableCommand {
             switch action {
             case .start:
                 let client = try AgentLauncher.connect(home: home)
-                printLine("keyhavend is running (pid \(try client.send(.hello).pid ?? 0)) at \(AgentSocket.current().path)")
+                printLine("keyhavend is running (pid \(try client.send(.hello).hello().pid)) at \(AgentSocket.current().path)")
             case .stop:
                 guard let client = try? AgentLauncher.connect(home: home, start: false) else {
                     printLine("keyhavend is not running")
@@ -271,8 +271,8 @@ struct AgentCommand: ParsableCommand {
                     printLine("keyhavend is not running")
                     throw StoreError(.notAvailable, "no agent")
                 }
-                let hello = try client.send(.hello)
-                printLine("keyhavend is running (pid \(hello.pid ?? 0)) for \(hello.home ?? "?") at \(AgentSocket.current().path)")
+                let hello = try client.send(.hello).hello()
+                printLine("keyhavend is running (pid \(hello.pid)) for \(hello.home) at \(AgentSocket.current().path)")
             }
         }
     }

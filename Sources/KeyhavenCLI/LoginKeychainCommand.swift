@@ -29,7 +29,7 @@ struct LoginKeychainCommand: ParsableCommand {
             let session = try Session.open(notice: false)
             let path = session.home.defaultKeychainPath
             // The agent creates the login keychain on first use, without a password.
-            let hasPassword = try session.send(.status(keychain: path)).status?.hasPassword == true
+            let hasPassword = try session.send(.status(keychain: path)).status().hasPassword
             var first = try PasswordInput.resolve("-", prompt: "") ?? []
             defer { zeroize(&first) }
             switch action {

@@ -28,7 +28,7 @@ package struct SSHApprovalsCommand: ParsableCommand {
         try perform("ssh approvals") { () throws(StoreError) in
             let session = try Session.open()
             let revocation: SSHRevocation? = revokeAll ? .all : revoke.map { .approval($0) }
-            let report = try session.send(.sshUses(revoke: revocation)).sshUses ?? SSHUseReport(approvals: [], lastUses: [])
+            let report = try session.send(.sshUses(revoke: revocation)).sshUses()
             guard revocation == nil else { return }
             for approval in report.approvals {
                 let key = approval.comment.isEmpty ? approval.key : "\(SSHUseReport.oneLine(approval.comment)) (\(approval.key))"

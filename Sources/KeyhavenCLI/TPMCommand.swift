@@ -44,8 +44,7 @@ struct TPMCommand: ParsableCommand {
 
     /// The TPM's status, as the agent reads it.
     static func status(_ session: Session) throws(StoreError) -> TPMStatus {
-        guard let bytes = try session.send(.tpmStatus).data else { throw StoreError(.internalError, "the agent answered no status") }
-        do throws(CodecError) { return try TPMStatus(wireBytes: Array(bytes)) } catch { throw StoreError(error) }
+        try session.send(.tpmStatus).tpmStatus()
     }
 
     /// Warns on standard error while the lockout authorization is empty: the TPM's count of wrong

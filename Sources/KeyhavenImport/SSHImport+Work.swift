@@ -74,7 +74,7 @@ extension SSHImport: HelperWork {
     static func keptFingerprints(in keychain: String, _ session: Session) throws(StoreError) -> Set<String> {
         do {
             let found = try session.send(.find(keychains: [keychain], query: SSHKeyItem.query(), caller: Caller(accessGroups: [SSHKeyItem.group]),
-                                               withSecrets: false)).items ?? []
+                                               withSecrets: false)).items()
             return Set(found.compactMap { SSHKeyItem(attributes: $0.attributes)?.account })
         } catch where error.code == .itemNotFound {
             return []

@@ -42,7 +42,7 @@ enum CertificateWork {
         keys.criteria["kcls"] = .number(1)
         var labels: Set<String> = []
         for path in Set(certificates.map(\.keychain)) {
-            let found = (try? session.send(.find(keychains: [path], query: keys, caller: session.caller, withSecrets: false)).items) ?? []
+            let found = (try? session.send(.find(keychains: [path], query: keys, caller: session.caller, withSecrets: false)).items()) ?? []
             for key in found { if case .data(let label)? = key.attributes["klbl"] { labels.insert(path + "\u{0}" + hex(label)) } }
         }
         return certificates.filter { labels.contains($0.keychain + "\u{0}" + hex($0.info.publicKeyHash)) }

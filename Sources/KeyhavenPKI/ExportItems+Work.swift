@@ -66,7 +66,7 @@ struct ExportSelection {
         query.matchAnySynchronizable = true
         let items: [StoredItem]
         do throws(StoreError) {
-            items = try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: true)).items ?? []
+            items = try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: true)).items()
         } catch where error.code == .itemNotFound {
             return []
         }

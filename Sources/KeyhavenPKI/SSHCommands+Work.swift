@@ -19,7 +19,7 @@ enum SSHKeys {
         -> [(item: SSHKeyItem, attributes: [String: AttributeValue], flags: UInt64?)] {
         let query = SSHKeyItem.query()
         do {
-            let found = try session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: false)).items ?? []
+            let found = try session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: false)).items()
             return found.compactMap { stored in SSHKeyItem(attributes: stored.attributes).map { ($0, stored.attributes, stored.accessControlFlags) } }
         } catch where error.code == .itemNotFound {
             return []
@@ -77,13 +77,12 @@ extension SSHNewKey: HelperWork {
     /// A P-256 key made inside the TPM by the agent: its public blob, and the wrapped key with its
     /// authorization (what only this machine's TPM can use).
     private func tpmKey(_ session: Session) throws(StoreError) -> ([UInt8], [UInt8]) {
-        guard let bytes = try session.send(.createEnclaveKey).data else { throw StoreError(.internalError, "the agent returned no key") }
-        let key = try EnclaveKeyData(storedBytes: Array(bytes))
+        let key = try session.send(.createEnclaveKey).enclaveKey()
         var blob = SSHWriter()
         blob.text("ecdsa-sha2-nistp256")
         blob.text("nistp256")
         blob.string(key.publicKey)
-        return (blob.bytes, Array(bytes))
+        return (blob.bytes, key.wireBytes)
     }
 }
 
@@ -91,7 +90,7 @@ extension SSHList: HelperWork {
     package func work() throws {
         try perform("ssh list") { () throws(StoreError) in
             let session = try Session.open()
-            let uses = (try? session.send(.sshUses(revoke: nil)).sshUses?.lastUses) ?? []
+            let uses = (try? session.send(.sshUses(revoke: nil)).sshUses().lastUses) ?? []
             for keychain in try session.searchPaths(keychains) {
                 for (item, attributes, flags) in try SSHKeys.kept(in: keychain, session) {
                     let lastUse = uses.first { $0.key == item.account }.map { use in

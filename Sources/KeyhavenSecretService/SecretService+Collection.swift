@@ -34,8 +34,7 @@ extension SecretService {
                 throw .notSupported("the session collection lasts as long as the agent: delete its items instead")
             }
             _ = try context(method.call)
-            let response = agent.respond(to: .deleteKeychain(keychain: keychain))
-            if let error = response.error { throw BusError(error) }
+            if let error = agent.respond(to: .deleteKeychain(keychain: keychain)).error { throw BusError(error) }
             emit(SecretObject.root, SecretServiceNames.serviceInterface, "CollectionDeleted", [.objectPath(collection)])
             return ([.objectPath("/")], false)
         }
@@ -92,7 +91,7 @@ extension SecretService {
             added = try respond(.add(keychain: keychain, item: item, caller: Self.caller), context)
         }
         if let error = added.error { throw BusError(error) }
-        guard let stored = added.items?.first, let path = SecretObject.itemPath(collection: collection, reference: stored.persistentReference) else {
+        guard case .answer(.item(let stored)) = added, let path = SecretObject.itemPath(collection: collection, reference: stored.persistentReference) else {
             throw .failed("the new item has no identity")
         }
         emit(collection, SecretServiceNames.collectionInterface, "ItemCreated", [.objectPath(path)])
@@ -137,7 +136,7 @@ extension SecretService {
             var query = ItemQuery(itemClass: .genericPassword)
             query.persistentReference = reference
             query.matchAnySynchronizable = true
-            _ = try perform(.delete(keychains: [keychain], query: query, caller: Self.caller, makeTombstones: false), context)
+            try perform(.delete(keychains: [keychain], query: query, caller: Self.caller, makeTombstones: false), context)
             emit(collection, SecretServiceNames.collectionInterface, "ItemDeleted", [.objectPath(path)])
             return ([.objectPath("/")], false)
         }

@@ -61,7 +61,7 @@ extension SecretService {
                                         withSecrets: withSecrets)
         let found: [StoredItem]
         do throws(BusError) {
-            found = try perform(request, context).items ?? []
+            found = try find(request, context)
         } catch where error.name == "org.freedesktop.Secret.Error.NoSuchObject" {
             return []
         }
@@ -81,7 +81,7 @@ extension SecretService {
         query.matchAnySynchronizable = true
         let request = AgentRequest.find(keychains: [keychain], query: query, caller: Self.caller, withSecrets: withSecret)
         do throws(BusError) {
-            guard let item = try perform(request, context).items?.first, Self.isVisible(item) else { throw .noSuchObject(path) }
+            guard let item = try find(request, context).first, Self.isVisible(item) else { throw .noSuchObject(path) }
             return item
         } catch where error.name == "org.freedesktop.Secret.Error.NoSuchObject" {
             throw .noSuchObject(path)
@@ -95,12 +95,12 @@ extension SecretService {
         query.persistentReference = reference
         query.matchAnySynchronizable = true
         _ = try item(reference, in: keychain, withSecret: false, context, path: path)
-        _ = try perform(.update(keychains: [keychain], query: query, changes: changes, caller: Self.caller), context)
+        try perform(.update(keychains: [keychain], query: query, changes: changes, caller: Self.caller), context)
     }
 
     /// Whether a keychain is locked (has a password and is not unlocked).
     func isLocked(_ keychain: String) -> Bool {
-        guard let status = agent.respond(to: .status(keychain: keychain)).status else { return true }
+        guard case .answer(.status(let status)) = agent.respond(to: .status(keychain: keychain)) else { return true }
         return status.hasPassword && !status.isUnlocked
     }
 

@@ -38,7 +38,7 @@ extension SecretService {
             var done: Set<String> = []
             for path in a[0].pathsValue ?? [] {
                 guard let keychain = keychain(of: path) else { continue }
-                if !done.contains(keychain), agent.respond(to: .status(keychain: keychain)).status?.hasPassword == true {
+                if !done.contains(keychain), case .answer(.status(let status)) = agent.respond(to: .status(keychain: keychain)), status.hasPassword {
                     _ = agent.respond(to: .lock(keychain: keychain))
                     done.insert(keychain)
                     announceLock(of: keychain, locked: true)
@@ -154,8 +154,7 @@ extension SecretService {
         let path = SecretObject.collectionPath(for: keychain)
         if FileManagerLite.exists(keychain) { return [.objectPath(path), .objectPath("/")] }
         _ = try context(call)
-        let response = agent.respond(to: .create(keychain: keychain, password: nil))
-        if let error = response.error { throw BusError(error) }
+        if let error = agent.respond(to: .create(keychain: keychain, password: nil)).error { throw BusError(error) }
         emit(SecretObject.root, SecretServiceNames.serviceInterface, "CollectionCreated", [.objectPath(path)])
         return [.objectPath(path), .objectPath("/")]
     }

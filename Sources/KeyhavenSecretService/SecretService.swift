@@ -180,10 +180,16 @@ package final class SecretService: Sendable {
     /// Runs an agent request as the call's sender; asks the user when an access check needs it
     /// (up to four questions), as the agent does for its socket clients; throws what the agent
     /// answered as an error.
-    func perform(_ request: AgentRequest, _ context: RequestContext) throws(BusError) -> AgentResponse {
+    @discardableResult
+    func perform(_ request: AgentRequest, _ context: RequestContext) throws(BusError) -> AgentAnswer {
         let response = try respond(request, context)
-        if let error = response.error { throw BusError(error) }
-        return response
+        do throws(StoreError) { return try response.get() } catch { throw BusError(error) }
+    }
+
+    /// The items a `find` answers, as the request's sender.
+    func find(_ request: AgentRequest, _ context: RequestContext) throws(BusError) -> [StoredItem] {
+        let answer = try perform(request, context)
+        do throws(StoreError) { return try answer.items() } catch { throw BusError(error) }
     }
 
     /// ``perform(_:_:)`` that returns the agent's answer, error included, for a caller that

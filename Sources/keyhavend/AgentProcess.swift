@@ -111,9 +111,8 @@ struct AgentProcess {
             guard let address = sessionBusAddress() else {
                 throw StoreError(.notAvailable, "no session bus: DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR are unset")
             }
-            let response = try client.send(.provideSecretService(busAddress: address))
-            if let error = response.error { throw error }
-            say("keyhavend: the running agent (pid \(response.pid ?? 0)) provides \(SecretServiceNames.busName) on the session bus "
+            let provider = try client.send(.provideSecretService(busAddress: address)).provider()
+            say("keyhavend: the running agent (pid \(provider)) provides \(SecretServiceNames.busName) on the session bus "
                 + "for as long as this process runs")
             let fd = client.detach()
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

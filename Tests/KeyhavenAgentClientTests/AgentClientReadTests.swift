@@ -17,9 +17,7 @@ struct AgentClientReadTests {
     }
 
     private func answer(_ data: Data) -> [UInt8] {
-        var response = AgentResponse()
-        response.data = data
-        return AgentFraming.encode(response)
+        AgentFraming.encode(AgentResponse.answer(.bytes(data)))
     }
 
     private func write(_ bytes: [UInt8], to fd: Int32) {
@@ -32,11 +30,11 @@ struct AgentClientReadTests {
         defer { close(agent) }
         let small = Data("secret".utf8)
         write(answer(small), to: agent)
-        #expect(try client.exchange(.echo(data: Data())).data == small)
+        #expect(try client.send(.echo(data: Data())).bytes() == small)
 
         let large = Data((0..<(3 * FrameReader.firstRead)).map { UInt8(truncatingIfNeeded: $0 * 7) })
         write(answer(large), to: agent)
-        #expect(try client.exchange(.echo(data: Data())).data == large)
+        #expect(try client.send(.echo(data: Data())).bytes() == large)
 
         // The length alone, then half the body, then the rest, each after the client is waiting.
         let bytes = answer(large)
@@ -47,7 +45,7 @@ struct AgentClientReadTests {
             }
         }
         writer.start()
-        #expect(try client.exchange(.echo(data: Data())).data == large)
+        #expect(try client.send(.echo(data: Data())).bytes() == large)
     }
 
     @Test("Bytes after the answer, an oversized length and a connection that ends mid-frame are errors")

@@ -71,23 +71,32 @@ struct AgentProtocolTests {
         ]
     }
 
+    static let sshUses = SSHUseReport(
+        approvals: [.init(id: 3, key: "SHA256:k", comment: "laptop", scope: "git signing", granted: Date(timeIntervalSince1970: 1_800_000_000.123),
+                          expires: Date(timeIntervalSince1970: 1_800_000_600.123)),
+                    .init(id: 4, key: "SHA256:k", comment: "", scope: "every use by python3 (1)", granted: Date(timeIntervalSince1970: 5), expires: nil)],
+        lastUses: [.init(key: "SHA256:k", comment: "laptop", at: Date(timeIntervalSince1970: 1_800_000_001.5), by: "ssh (2) ← bash",
+                         target: "github.com (SHA256:h)", allowed: "approval")])
+
+    static let enclaveKey = EnclaveKeyData(publicKey: Data([4] + [UInt8](repeating: 1, count: 64)), object: TPMObjectBlob(publicArea: Data([1, 2]), privateArea: Data([3])),
+                                           authorization: [UInt8](repeating: 9, count: 32))
+
+    /// One response of every kind: each answer, and failures with and without a reason.
     static var responses: [AgentResponse] {
-        var full = AgentResponse()
-        full.items = [item, item]
-        full.status = KeychainStatus(hasPassword: true, isUnlocked: false, isForeign: true)
-        full.settings = LockSettings(useLockInterval: true, lockInterval: 60)
-        full.count = 3
-        full.home = "/home/ann/.local/share/keyhaven"
-        full.pid = 1234
-        full.data = Data([0xDE, 0xAD])
-        full.grants = [ApplicationGrant(application: TrustedApplication(path: "/bin/a", digest: Data(repeating: 1, count: 32)), groups: ["g"])]
-        full.sshUses = SSHUseReport(
-            approvals: [.init(id: 3, key: "SHA256:k", comment: "laptop", scope: "git signing", granted: Date(timeIntervalSince1970: 1_800_000_000.123),
-                              expires: Date(timeIntervalSince1970: 1_800_000_600.123)),
-                        .init(id: 4, key: "SHA256:k", comment: "", scope: "every use by python3 (1)", granted: Date(timeIntervalSince1970: 5), expires: nil)],
-            lastUses: [.init(key: "SHA256:k", comment: "laptop", at: Date(timeIntervalSince1970: 1_800_000_001.5), by: "ssh (2) ← bash",
-                             target: "github.com (SHA256:h)", allowed: "approval")])
-        return [AgentResponse(), full, AgentResponse(error: StoreError(.itemNotFound, "no such item"))]
+        [
+            .answer(.done), .answer(.hello(home: "/home/ann/.local/share/keyhaven", pid: 1234)), .answer(.item(item)),
+            .answer(.items([item, item])), .answer(.items([])),
+            .answer(.status(KeychainStatus(hasPassword: true, isUnlocked: false, isForeign: true))),
+            .answer(.settings(LockSettings(useLockInterval: true, lockInterval: 60))), .answer(.count(3)), .answer(.bytes(Data([0xDE, 0xAD]))),
+            .answer(.tpmStatus(TPMStatus(tcti: "swtpm:port=2321", manufacturer: "IBM", vendor: "SW TPM", firmware1: 1, firmware2: 2,
+                                         failedTries: 3, maxTries: 32, recoveryTime: 600, lockoutRecovery: 86400, inLockout: false,
+                                         lockoutAuthorizationSet: true))),
+            .answer(.enclaveKey(enclaveKey)), .answer(.provider(pid: 99)),
+            .answer(.grants([ApplicationGrant(application: TrustedApplication(path: "/bin/a", digest: Data(repeating: 1, count: 32)), groups: ["g"])])),
+            .answer(.sshUses(sshUses)),
+            .failure(StoreError(.itemNotFound, "no such item")),
+            .failure(StoreError(.interactionNotAllowed, "the keychain is locked", reason: .keychainLocked)),
+        ]
     }
 
     /// The payload of a frame (without its length).
@@ -125,21 +134,49 @@ struct AgentProtocolTests {
         #expect(operation == Self.keyOperation)
     }
 
-    @Test("Every response survives a round trip; an error comes back as the same code and message")
+    @Test("Every response survives a round trip; an error comes back as the same code, reason and message")
     func responsesRoundTrip() throws {
         for response in Self.responses {
             let bytes = payload(response)
             #expect(payload(try AgentFraming.decode(AgentResponse.self, from: bytes)) == bytes)
         }
-        let full = try AgentFraming.decode(AgentResponse.self, from: payload(Self.responses[1]))
-        let item = try #require(full.items?.last)
-        #expect(item.attributes == Self.item.attributes && item.secret == Self.item.secret)
+        let decoded = try Self.responses.map { try AgentFraming.decode(AgentResponse.self, from: payload($0)) }
+        let item = try #require(try decoded[3].get().items().last)
+        #expect(item.attributes == Self.item.attributes && item.secret == Self.item.secret && item.access == Self.access)
         #expect(item.persistentReference == Self.item.persistentReference && item.accessControlFlags == 1 << 40)
-        #expect(full.count == 3 && full.pid == 1234 && full.status?.isForeign == true && full.settings?.lockInterval == 60)
-        #expect(full.data == Data([0xDE, 0xAD]) && item.access == Self.access && full.grants?.first?.groups == ["g"])
-        #expect(full.sshUses == Self.responses[1].sshUses)
-        let failure = try AgentFraming.decode(AgentResponse.self, from: payload(Self.responses[2]))
-        #expect(failure.error == StoreError(.itemNotFound, "no such item"))
+        #expect(try decoded[1].get().hello() == ("/home/ann/.local/share/keyhaven", 1234))
+        #expect(try decoded[2].get().item().persistentReference == Self.item.persistentReference)
+        #expect(try decoded[4].get().items().isEmpty)
+        #expect(try decoded[5].get().status().isForeign && decoded[6].get().settings().lockInterval == 60)
+        #expect(try decoded[7].get().count() == 3 && decoded[8].get().bytes() == Data([0xDE, 0xAD]))
+        #expect(try decoded[9].get().tpmStatus().maxTries == 32 && decoded[10].get().enclaveKey() == Self.enclaveKey)
+        #expect(try decoded[11].get().provider() == 99 && decoded[12].get().grants().first?.groups == ["g"])
+        #expect(try decoded[13].get().sshUses() == Self.sshUses)
+        #expect(decoded[14].error == StoreError(.itemNotFound, "no such item") && decoded[14].error?.reason == nil)
+        #expect(decoded[15].error?.code == .interactionNotAllowed && decoded[15].error?.reason == .keychainLocked)
+    }
+
+    @Test("Every failure code and reason has its number on the wire, each once")
+    func failureNumbers() throws {
+        #expect(AgentResponse.codes.count == StoreError.Code.all.count && Set(AgentResponse.codes) == Set(StoreError.Code.all))
+        #expect(AgentResponse.reasons.count == StoreError.Reason.all.count && Set(AgentResponse.reasons) == Set(StoreError.Reason.all))
+        for code in StoreError.Code.all {
+            let decoded = try AgentFraming.decode(AgentResponse.self, from: payload(AgentResponse.failure(StoreError(code, "m"))))
+            #expect(decoded.error?.code == code)
+        }
+        // A number no code has, and a reason no failure has, are malformed.
+        let unknownCode: [UInt8] = [AgentFraming.version, 0, 0, UInt8(AgentResponse.codes.count + 1), 0, 0, 0, 0, 0]
+        #expect(throws: StoreError.self) { try AgentFraming.decode(AgentResponse.self, from: unknownCode) }
+        let unknownReason: [UInt8] = [AgentFraming.version, 0, 0, 1, UInt8(AgentResponse.reasons.count + 1), 0, 0, 0, 0]
+        #expect(throws: StoreError.self) { try AgentFraming.decode(AgentResponse.self, from: unknownReason) }
+        #expect(throws: StoreError.self) { try AgentFraming.decode(AgentResponse.self, from: [AgentFraming.version, 0, 14]) }
+    }
+
+    @Test("An answer of another kind than the request's is an error, never an empty result")
+    func mismatchedAnswer() {
+        #expect(throws: StoreError(.decode, "the agent answered count where items was due")) { try AgentAnswer.count(0).items() }
+        #expect(throws: StoreError(.decode, "the agent answered done where status was due")) { try AgentAnswer.done.status() }
+        #expect(throws: StoreError(.decode, "the agent answered items where item was due")) { try AgentAnswer.items([]).item() }
     }
 
     @Test("Each request's tag is the first byte of its body, and the number docs/agent-protocol.md gives it")
@@ -174,16 +211,15 @@ struct AgentProtocolTests {
         let secretsAlone = body(AgentRequest.find(keychains: ["/k"], query: ItemQuery(itemClass: .genericPassword), caller: Caller(accessGroups: ["*"]),
                                                   withSecrets: true, withAttributes: false))
         #expect(Array(secretsAlone.suffix(2)) == [1, 0])
-        // Every field of a response is optional, in order: failure, items, status, settings,
-        // count, home, pid, data, grants, SSH uses.
-        #expect(body(AgentResponse()) == [UInt8](repeating: 0, count: 10))
-        var counted = AgentResponse()
-        counted.count = 3
-        counted.items = []
-        #expect(body(counted) == [0, 1, 0, 0, 0, 0, 0, 0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
-        var answer = AgentResponse()
-        answer.items = [Self.item]
-        #expect(body(answer) == [0, 1, 1, 0, 0, 0] + body(Self.item) + [UInt8](repeating: 0, count: 8))
+        // A response is a tag, then that case's fields; a failure is its code's number, its
+        // reason's (0: none) and its message.
+        #expect(body(AgentResponse.answer(.done)) == [1])
+        #expect(body(AgentResponse.answer(.count(3))) == [7, 3, 0, 0, 0, 0, 0, 0, 0])
+        #expect(body(AgentResponse.answer(.items([]))) == [4, 0, 0, 0, 0])
+        #expect(body(AgentResponse.answer(.items([Self.item]))) == [4, 1, 0, 0, 0] + body(Self.item))
+        #expect(body(AgentResponse.answer(.item(Self.item))) == [3] + body(Self.item))
+        #expect(body(AgentResponse.failure(StoreError(.itemNotFound, "x"))) == [0, 5, 0, 1, 0, 0, 0, 0x78])
+        #expect(body(AgentResponse.failure(StoreError(.interactionNotAllowed, "x", reason: .keychainLocked))) == [0, 7, 1, 1, 0, 0, 0, 0x78])
     }
 
     @Test("A client polls for an answer only while answers of that kind come soon: never for slow ones")

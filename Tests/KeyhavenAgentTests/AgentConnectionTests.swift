@@ -38,11 +38,11 @@ struct AgentConnectionTests {
         defer { k.finish() }
         let client = try AgentClient(socket: socket)
         let payload = Data((0..<1000).map { UInt8(truncatingIfNeeded: $0) })
-        #expect(try client.send(.echo(data: payload)).data == payload)
+        #expect(try client.send(.echo(data: payload)).bytes() == payload)
         #expect(throws: StoreError(.invalidParameter, "an echo of more than 65536 bytes")) {
             try client.send(.echo(data: Data(count: AgentFraming.maximumEcho + 1)))
         }
-        #expect(try client.send(find(0, in: keychain)).items?.first?.secret == Data("secret 0".utf8))
+        #expect(try client.send(find(0, in: keychain)).items().first?.secret == Data("secret 0".utf8))
     }
 
     @Test("Five thousand look-ups sent at once on one connection are answered in order")
@@ -50,7 +50,7 @@ struct AgentConnectionTests {
         let (k, socket, keychain) = try agent(items: 50)
         defer { k.finish() }
         // The first request identifies this program; the rest reuse what it found.
-        #expect(try AgentClient(socket: socket).send(find(0, in: keychain)).items?.count == 1)
+        #expect(try AgentClient(socket: socket).send(find(0, in: keychain)).items().count == 1)
         let fd = try rawConnect(socket.path)
         defer { close(fd) }
         let count = 5_000
@@ -77,7 +77,7 @@ struct AgentConnectionTests {
                 return
             }
             let response = try AgentFraming.decode(AgentResponse.self, from: body)
-            if response.items?.first?.secret != Data("secret \(index % 50)".utf8) { wrong += 1 }
+            if try response.get().items().first?.secret != Data("secret \(index % 50)".utf8) { wrong += 1 }
         }
         #expect(wrong == 0)
     }
@@ -88,7 +88,7 @@ struct AgentConnectionTests {
         defer { k.finish() }
         let client = try AgentClient(socket: socket)
         // The first request identifies this program.
-        #expect(try client.send(find(0, in: keychain)).items?.count == 1)
+        #expect(try client.send(find(0, in: keychain)).items().count == 1)
         let other = TestHome.current!.path + "/other.keychain-db"
         _ = try client.send(.create(keychain: other, password: Data("the right one".utf8)))
         _ = try client.send(.lock(keychain: other))
@@ -102,7 +102,7 @@ struct AgentConnectionTests {
         }
         usleep(100_000)
         // Behind the unlocks (one thread answering, or a pool they fill), it would wait for them.
-        #expect(try client.send(find(0, in: keychain)).items?.first?.secret == Data("secret 0".utf8))
+        #expect(try client.send(find(0, in: keychain)).items().first?.secret == Data("secret 0".utf8))
         var pending = unlocking.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         #expect(poll(&pending, nfds_t(pending.count), 0) == 0, "an unlock was answered before the look-up")
         // The unlocks then fail as they should, and the other keychain stays locked.
@@ -113,14 +113,14 @@ struct AgentConnectionTests {
             #expect(recv(fd, &body, body.count, Int32(MSG_WAITALL)) == body.count)
             #expect(try AgentFraming.decode(AgentResponse.self, from: body).error?.code == .authFailed)
         }
-        #expect(try client.send(.status(keychain: other)).status?.isUnlocked == false)
+        #expect(try client.send(.status(keychain: other)).status().isUnlocked == false)
     }
 
     @Test("A client that sends look-ups and never reads holds one answer; others are answered meanwhile")
     func slowReaderOfLookUps() throws {
         let (k, socket, keychain) = try agent(items: 1)
         defer { k.finish() }
-        #expect(try AgentClient(socket: socket).send(find(0, in: keychain)).items?.count == 1)
+        #expect(try AgentClient(socket: socket).send(find(0, in: keychain)).items().count == 1)
         let flooding = try rawConnect(socket.path)
         defer { close(flooding) }
         _ = fcntl(flooding, F_SETFL, fcntl(flooding, F_GETFL) | O_NONBLOCK)
@@ -130,7 +130,7 @@ struct AgentConnectionTests {
         #expect(more < 64 << 10, "the agent went on reading a client that does not read its answers (\(more) bytes more)")
         // Another client is answered, a look-up and a hello alike.
         let other = try AgentClient(socket: socket)
-        #expect(try other.send(find(0, in: keychain)).items?.first?.secret == Data("secret 0".utf8))
-        #expect(try other.send(.hello).home == TestHome.current!.path)
+        #expect(try other.send(find(0, in: keychain)).items().first?.secret == Data("secret 0".utf8))
+        #expect(try other.send(.hello).hello().home == TestHome.current!.path)
     }
 }

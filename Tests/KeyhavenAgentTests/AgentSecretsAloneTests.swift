@@ -28,9 +28,9 @@ struct AgentSecretsAloneTests {
         for item in items {
             var query = ItemQuery(itemClass: item.itemClass)
             query.limit = 1
-            let whole = try #require(try client.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: true)).items?.first)
+            let whole = try #require(try client.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: true)).items().first)
             let alone = try #require(try client.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: true,
-                                                           withAttributes: false)).items?.first)
+                                                           withAttributes: false)).items().first)
             #expect(whole.attributes["acct"] == item.attributes["acct"] || item.itemClass == .key)
             #expect(whole.access != nil)
             #expect(alone.secret == item.secret && alone.itemClass == item.itemClass)

@@ -130,9 +130,9 @@ struct AgentTests {
         // The pool's own count, not the process's descriptors: tests of other suites run in
         // this process at the same time and open files of their own.
         func kept() -> Int { pool.idleCount(socket: socket, home: home) }
-        let first = try pool.send(.hello, socket: socket, home: home).pid
+        let first = try pool.send(.hello, socket: socket, home: home).hello().pid
         #expect(kept() == 1)
-        for _ in 0..<20 { #expect(try pool.send(.hello, socket: socket, home: home).pid == first) }
+        for _ in 0..<20 { #expect(try pool.send(.hello, socket: socket, home: home).hello().pid == first) }
         #expect(kept() == 1)  // one connection, reused
         // An error answer leaves the connection usable.
         #expect(throws: StoreError.self) { try pool.send(.status(keychain: home + "/none.keychain-db"), socket: socket, home: home) }
@@ -140,14 +140,14 @@ struct AgentTests {
 
         #expect(try k.run("agent", "stop").status == 0)
         #expect(try k.run("agent", "start").status == 0)
-        let second = try pool.send(.hello, socket: socket, home: home).pid
-        #expect(second != nil && second != first)
+        let second = try pool.send(.hello, socket: socket, home: home).hello().pid
+        #expect(second != first)
         #expect(kept() == 1)  // the closed one was dropped, not kept
 
         // Many threads at once: each request gets a connection of its own; none is lost.
         let failures = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: 64) { _ in
-            if (try? pool.send(.hello, socket: socket, home: home).pid) != second { failures.withLock { $0 += 1 } }
+            if (try? pool.send(.hello, socket: socket, home: home).hello().pid) != second { failures.withLock { $0 += 1 } }
         }
         #expect(failures.withLock { $0 } == 0)
         #expect(kept() >= 1 && kept() <= 8)  // at most 8 kept
@@ -212,7 +212,7 @@ struct AgentTests {
         // A client that connects and says nothing does not block others.
         let idle = try rawConnect(socket.path)
         defer { close(idle) }
-        #expect(try AgentClient(socket: socket).send(.hello).home == TestHome.current!.path)
+        #expect(try AgentClient(socket: socket).send(.hello).hello().home == TestHome.current!.path)
         #expect(try k.run("add-generic-password", "-a", "still", "-w", "works").status == 0)
     }
 
@@ -234,7 +234,7 @@ struct AgentTests {
             #expect(recv(pipelined, &header, 4, Int32(MSG_WAITALL)) == 4)
             var body = [UInt8](repeating: 0, count: header.reduce(0) { $0 << 8 | Int($1) })
             #expect(recv(pipelined, &body, body.count, Int32(MSG_WAITALL)) == body.count)
-            #expect(try AgentFraming.decode(AgentResponse.self, from: body).home == TestHome.current!.path)
+            #expect(try AgentFraming.decode(AgentResponse.self, from: body).get().hello().home == TestHome.current!.path)
         }
         close(pipelined)
         // A client that sends without reading: the agent stops reading it, its memory stays put,
@@ -254,7 +254,7 @@ struct AgentTests {
         let more = sendWithoutReading(flood, on: flooding, for: .milliseconds(1_500))
         #expect(filled > 0)
         #expect(more < 64 << 10, "the agent went on reading a client that does not read its answers (\(more) bytes more)")
-        #expect(try AgentClient(socket: socket).send(.hello).home == TestHome.current!.path)
+        #expect(try AgentClient(socket: socket).send(.hello).hello().home == TestHome.current!.path)
         #expect(try residentKiB(pid) - before < 32 * 1024, "the agent buffered what a client would not read")
         close(flooding)
         // Past 64 clients at once, the next is closed at once; a place that frees is taken again.
@@ -279,9 +279,9 @@ struct AgentTests {
         // Each closed connection's thread notices and ends; on a loaded machine that can take a
         // while for 64 of them (0.8 s seen beside a build), so the new client tries for up to 10 s.
         let deadline = Date().addingTimeInterval(10)
-        var answered: AgentResponse?
+        var answered: (home: String, pid: Int32)?
         while answered == nil && Date() < deadline {
-            answered = try? AgentClient(socket: socket).send(.hello)
+            answered = try? AgentClient(socket: socket).send(.hello).hello()
             if answered == nil { usleep(100_000) }
         }
         #expect(answered?.home == TestHome.current!.path)
@@ -344,7 +344,7 @@ struct AgentTests {
                 var query = ItemQuery(itemClass: .genericPassword)
                 query.criteria = ["acct": .string("client-\(i)")]
                 let found = try client.send(.find(keychains: [home + "/login.keychain-db"], query: query, caller: caller, withSecrets: true))
-                if found.items?.first?.secret != Data("\(i)".utf8) { failures.withLock { $0 += 1 } }
+                if try found.items().first?.secret != Data("\(i)".utf8) { failures.withLock { $0 += 1 } }
             } catch {
                 failures.withLock { $0 += 1 }
             }

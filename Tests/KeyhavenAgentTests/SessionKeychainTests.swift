@@ -20,10 +20,10 @@ struct SessionKeychainTests {
         #expect(service.respond(to: .add(keychain: path, item: item, caller: Caller(accessGroups: ["g"]))).error == nil)
         let found = service.respond(to: .find(keychains: [path], query: ItemQuery(itemClass: .genericPassword), caller: Caller(accessGroups: ["g"]),
                                               withSecrets: true, withAttributes: true))
-        #expect(found.items?.first?.secret == Data("MEMORY-ONLY".utf8), "\(String(describing: found.error))")
+        #expect(try found.get().items().first?.secret == Data("MEMORY-ONLY".utf8))
         _ = service.respond(to: .lock(keychain: path))  // it has no password: it stays open
-        let status = service.respond(to: .status(keychain: path)).status
-        #expect(status?.hasPassword == false && status?.isUnlocked == true)
+        let status = try service.respond(to: .status(keychain: path)).get().status()
+        #expect(!status.hasPassword && status.isUnlocked)
         #expect(!FileManager.default.fileExists(atPath: path))
         let files = try FileManager.default.subpathsOfDirectory(atPath: home.path)
         for file in files {
@@ -52,6 +52,6 @@ struct SessionKeychainTests {
             #expect(service.respond(to: request).error?.code == .unimplemented, "\(request)")
         }
         #expect(!FileManager.default.fileExists(atPath: path) && !FileManager.default.fileExists(atPath: home.path + "/backup"))
-        #expect(service.respond(to: .status(keychain: path)).status?.hasPassword == false)
+        #expect(try service.respond(to: .status(keychain: path)).get().status().hasPassword == false)
     }
 }

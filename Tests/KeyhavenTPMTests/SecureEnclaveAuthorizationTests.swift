@@ -16,14 +16,14 @@ struct SecureEnclaveAuthorizationTests {
         var running = true
         defer { if running { agent.stop() } }
         let client = try AgentClient(socket: AgentSocket(path: agent.runtime + "/keyhaven/agent.sock"))
-        let key = try EnclaveKeyData(storedBytes: Array(try #require(try client.send(.createEnclaveKey).data)))
+        let key = try client.send(.createEnclaveKey).enclaveKey()
         #expect(key.authorization.count == 32)
         #expect(!"\(key)".contains("\(key.authorization)"))
         let digest = [UInt8](repeating: 7, count: 32)
         var request = KeyOperationRequest(.sign, reference: .rowID(.key, 0))
         request.algorithm = "algid:sign:ECDSA:digest-X962:SHA256"
         request.input = Data(digest)
-        #expect(try client.send(.enclaveKeyOperation(key: key, request: request)).data?.isEmpty == false, "the maker signs")
+        #expect(try client.send(.enclaveKeyOperation(key: key, request: request)).bytes().isEmpty == false, "the maker signs")
         for forged in [[], [UInt8](repeating: 0, count: 32)] {
             var blobAlone = key
             blobAlone.authorization = forged

@@ -36,8 +36,8 @@ struct CodecRun {
         query.limit = 1
         let request = AgentRequest.find(keychains: [KeychainHome(path: home).defaultKeychainPath], query: query,
                                         caller: AccessGroupConfiguration.currentCaller(), withSecrets: true, withAttributes: withAttributes)
-        let answer = try AgentConnectionPool.shared.send(request, socket: agent.socket, home: home)
-        guard answer.items?.first?.secret?.count == Fixture.secret.count else { throw BenchFailure("the agent's answer holds no item") }
+        let answer = AgentResponse.answer(try AgentConnectionPool.shared.send(request, socket: agent.socket, home: home))
+        guard try answer.get().items().first?.secret?.count == Fixture.secret.count else { throw BenchFailure("the agent's answer holds no item") }
         // What each side decodes: the frame after its 4-byte length.
         let requestBody = Array(AgentFraming.encode(request, home: home).dropFirst(4))
         let answerBody = Array(AgentFraming.encode(answer).dropFirst(4))
@@ -48,7 +48,7 @@ struct CodecRun {
                 Self.perCall { sink &+= AgentFraming.encode(request, home: home).count },
                 try Self.perCall { sink &+= try AgentFraming.decodeWithHome(AgentRequest.self, from: requestBody).body.tag == request.tag ? 1 : 0 },
                 Self.perCall { sink &+= AgentFraming.encode(answer).count },
-                try Self.perCall { sink &+= try AgentFraming.decode(AgentResponse.self, from: answerBody).items?.count ?? 0 },
+                try Self.perCall { sink &+= try AgentFraming.decode(AgentResponse.self, from: answerBody).get().items().count },
             ]
             best = zip(best, times).map { min($0, $1) }
         }

@@ -32,12 +32,12 @@ func runAdopt(fd: Int32, account: String) -> Never {
     do {
         let home = try KeychainHome.current()
         let client = AgentClient(adopting: fd, home: home.path)
-        let response = try client.send(read(account, home: home))
-        if let error = response.error {
+        switch try client.exchange(read(account, home: home)) {
+        case .failure(let error):
             print("status \(error.code.appleStatus)")
-        } else {
+        case .answer(let answer):
             print("status 0")
-            if let secret = response.items?.first?.secret { print("data \(String(decoding: secret, as: UTF8.self))") }
+            if let secret = try answer.items().first?.secret { print("data \(String(decoding: secret, as: UTF8.self))") }
         }
     } catch {
         print("status \(error.code.appleStatus)")
