@@ -23,23 +23,23 @@ package struct ItemDetails: Sendable, Equatable {
         var row = ItemRow(item, keychainPath: keychainPath)
         row.hasPrivateKey = hasPrivateKey
         self.row = row
-        func text(_ name: String) -> String {
+        func text(_ name: AttributeName) -> String {
             switch item.attributes[name] {
             case .string(let value)?: return value
             case .data(let bytes)?: return String(bytes: bytes, encoding: .utf8) ?? ""
             default: return ""
             }
         }
-        label = text("labl").isEmpty ? row.name : text("labl")
-        account = text("acct")
-        comment = text("icmt")
+        label = text(.label).isEmpty ? row.name : text(.label)
+        account = text(.account)
+        comment = text(.comment)
         var facts: [(String, String)] = [("Kind", row.kind)]
         if !row.location.isEmpty { facts.append((row.itemClass == .internetPassword ? "Where" : "Service", row.location)) }
-        if case .date(let created)? = item.attributes["cdat"] { facts.append(("Created", ItemBrowser.format(created))) }
+        if case .date(let created)? = item.attributes[.creationDate] { facts.append(("Created", ItemBrowser.format(created))) }
         if let modified = row.modified { facts.append(("Modified", ItemBrowser.format(modified))) }
         facts.append(("Keychain", row.keychain))
-        facts.append(("Access group", text("agrp")))
-        if case .number(1)? = item.attributes["sync"] { facts.append(("Synchronizable", "Yes")) }
+        facts.append(("Access group", text(.accessGroup)))
+        if case .number(1)? = item.attributes[.synchronizable] { facts.append(("Synchronizable", "Yes")) }
         self.facts = facts
         allowsEveryProgram = item.access?.anyApplication ?? (item.access == nil)
         trustedPrograms = (item.access?.applications.map(\.path) ?? []).filter { !$0.isEmpty }.sorted()

@@ -27,7 +27,7 @@ package struct ItemRow: Sendable, Equatable, Identifiable {
 
     package init(_ item: StoredItem, keychainPath: String) {
         let attributes = item.attributes
-        func text(_ name: String) -> String? {
+        func text(_ name: AttributeName) -> String? {
             switch attributes[name] {
             case .string(let value)?: return value.isEmpty ? nil : value
             case .data(let bytes)?: return String(bytes: bytes, encoding: .utf8).flatMap { $0.isEmpty ? nil : $0 }
@@ -39,19 +39,19 @@ package struct ItemRow: Sendable, Equatable, Identifiable {
         id = keychainPath + "#" + item.persistentReference.bytes.map { String($0, radix: 16) }.joined(separator: ".")
         let location: String
         switch item.itemClass {
-        case .internetPassword: location = Self.url(scheme: text("ptcl"), server: text("srvr"), port: attributes["port"], path: text("path"))
-        case .genericPassword: location = text("svce") ?? ""
+        case .internetPassword: location = Self.url(scheme: text(.protocol), server: text(.server), port: attributes[.port], path: text(.path))
+        case .genericPassword: location = text(.service) ?? ""
         default: location = ""
         }
         self.location = location
-        name = text("labl") ?? (location.isEmpty ? Self.kindName(item) : location)
-        kind = text("desc") ?? Self.kindName(item)
-        account = text("acct") ?? ""
-        comment = text("icmt") ?? ""
-        if case .date(let date)? = attributes["mdat"] { modified = date } else { modified = nil }
+        name = text(.label) ?? (location.isEmpty ? Self.kindName(item) : location)
+        kind = text(.description) ?? Self.kindName(item)
+        account = text(.account) ?? ""
+        comment = text(.comment) ?? ""
+        if case .date(let date)? = attributes[.modificationDate] { modified = date } else { modified = nil }
         self.keychainPath = keychainPath
         keychain = KeychainPreferences.fileName(keychainPath)
-        switch (item.itemClass, attributes["klbl"], attributes["pkhh"]) {
+        switch (item.itemClass, attributes[.applicationLabel], attributes[.publicKeyHash]) {
         case (.key, .data(let hash)?, _), (.certificate, _, .data(let hash)?): keyHash = hash
         default: keyHash = nil
         }
@@ -66,7 +66,7 @@ package struct ItemRow: Sendable, Equatable, Identifiable {
         case .internetPassword: return "Internet password"
         case .certificate: return "certificate"
         case .key:
-            switch item.attributes["kcls"] {
+            switch item.attributes[.keyClass] {
             case .number(0)?: return "public key"
             case .number(1)?: return "private key"
             default: return "symmetric key"

@@ -26,8 +26,8 @@ extension KeychainAccessSession {
 
     /// Changes the item's label, account and comment (a certificate or key has no account).
     package func update(_ row: ItemRow, label: String, account: String, comment: String, password: [UInt8]?) throws(StoreError) {
-        var attributes: [String: AttributeValue] = ["labl": .string(label), "icmt": .string(comment)]
-        if row.itemClass.isPassword { attributes["acct"] = .string(account) }
+        var attributes: [String: AttributeValue] = .named([.label: .string(label), .comment: .string(comment)])
+        if row.itemClass.isPassword { attributes[.account] = .string(account) }
         _ = try administer(row, password: password, .update(attributes: attributes))
     }
 
@@ -55,18 +55,18 @@ extension KeychainAccessSession {
 
     /// The attributes of a new password item named `name` (a URL or a service).
     package static func passwordAttributes(name: String, account: String) throws(StoreError) -> (ItemClass, [String: AttributeValue]) {
-        var attributes: [String: AttributeValue] = ["labl": .string(name), "acct": .string(account)]
+        var attributes: [String: AttributeValue] = .named([.label: .string(name), .account: .string(account)])
         guard name.contains("://") else {
-            attributes["svce"] = .string(name)
+            attributes[.service] = .string(name)
             return (.genericPassword, attributes)
         }
         guard let url = URL(string: name), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
             throw StoreError(.invalidParameter, "\"\(name)\" is not a URL Keychain Access can read (scheme://server/path).")
         }
-        attributes["srvr"] = .string(host)
-        attributes["ptcl"] = .string(ItemRow.schemes.first { $0.value == scheme }?.key ?? String((scheme + "    ").prefix(4)))
-        if let port = url.port { attributes["port"] = .number(Int64(port)) }
-        if !url.path.isEmpty && url.path != "/" { attributes["path"] = .string(url.path) }
+        attributes[.server] = .string(host)
+        attributes[.protocol] = .string(ItemRow.schemes.first { $0.value == scheme }?.key ?? String((scheme + "    ").prefix(4)))
+        if let port = url.port { attributes[.port] = .number(Int64(port)) }
+        if !url.path.isEmpty && url.path != "/" { attributes[.path] = .string(url.path) }
         return (.internetPassword, attributes)
     }
 
@@ -92,8 +92,8 @@ extension KeychainAccessSession {
         guard !passphrase.isEmpty else { throw StoreError(.passphraseRequired, "Give the file a passphrase: an empty one protects nothing.") }
         let certificate = try certificate(row)
         var keys = ItemQuery(itemClass: .key)
-        keys.criteria["kcls"] = .number(1)
-        keys.criteria["klbl"] = .data(certificate.publicKeyHash)
+        keys.criteria[.keyClass] = .number(1)
+        keys.criteria[.applicationLabel] = .data(certificate.publicKeyHash)
         keys.matchAnySynchronizable = true
         keys.limit = 1
         guard let key = try session.send(.find(keychains: [row.keychainPath], query: keys, caller: session.caller, withSecrets: false)).items().first else {

@@ -39,7 +39,7 @@ package struct KeychainAccessSession: Sendable {
             do {
                 let items = try session.send(.find(keychains: [keychain], query: query, caller: session.caller, withSecrets: false)).items()
                 rows += items.filter { item in
-                    guard case .string(let group)? = item.attributes["agrp"] else { return true }
+                    guard case .string(let group)? = item.attributes[.accessGroup] else { return true }
                     return !AgentGroups.all.contains(group)
                 }.map { ItemRow($0, keychainPath: keychain) }
             } catch where error.code == .itemNotFound || error.code == .interactionNotAllowed {

@@ -35,7 +35,7 @@ package struct SSHKeysSummary: Sendable, Equatable {
         keys = items.map { entry in
             let item = entry.item
             let origin = item.inTPM ? "in the TPM, never synced" : item.origin == .made ? "made in the keychain" : "added by ssh-add"
-            let synced = item.inTPM ? "" : entry.attributes["sync"] == .number(1) ? ", synchronizable" : ", this device only"
+            let synced = item.inTPM ? "" : entry.attributes[.synchronizable] == .number(1) ? ", synchronizable" : ", this device only"
             let use = report.lastUses.first { $0.key == item.account }.map { use in
                 "last used \(ItemBrowser.text(date: use.at)) by \(SSHUseReport.oneLine(use.by)) to \(SSHUseReport.oneLine(use.target)) (\(use.allowed))"
             } ?? "not used since the agent started"

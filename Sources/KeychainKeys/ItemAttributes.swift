@@ -8,17 +8,19 @@ package enum ItemAttributes {
     /// Apple's `SecKeyCopyAttributes`, as stored numbers.
     package static func key(_ key: AsymmetricKey, isPrivate: Bool, isExtractable: Bool) -> [String: AttributeValue] {
         let extractable = isExtractable || !isPrivate
-        let flags: [String: Bool] = [
-            "perm": true, "priv": true, "modi": true, "sens": !extractable, "asen": !extractable,
-            "extr": extractable, "next": !extractable, "encr": !isPrivate, "decr": isPrivate, "drve": true,
-            "sign": isPrivate, "vrfy": !isPrivate, "snrc": false, "vyrc": false, "wrap": !isPrivate, "unwp": isPrivate,
+        let flags: KeyValuePairs<AttributeName, Bool> = [
+            .isPermanent: true, .isPrivate: true, .isModifiable: true, .isSensitive: !extractable, .wasAlwaysSensitive: !extractable,
+            .isExtractable: extractable, .wasNeverExtractable: !extractable, .canEncrypt: !isPrivate, .canDecrypt: isPrivate,
+            .canDerive: true, .canSign: isPrivate, .canVerify: !isPrivate, .canSignRecover: false, .canVerifyRecover: false,
+            .canWrap: !isPrivate, .canUnwrap: isPrivate,
         ]
-        var attributes = flags.mapValues { AttributeValue.number($0 ? 1 : 0) }
-        attributes["kcls"] = .number(isPrivate ? 1 : 0)
-        attributes["klbl"] = .data(key.applicationLabel)
-        attributes["type"] = .number(Int64(key.kind.appleKeyType))
-        attributes["bsiz"] = .number(Int64(key.kind.bits))
-        attributes["esiz"] = .number(Int64(key.kind.bits))
+        var attributes: [String: AttributeValue] = [:]
+        for (name, flag) in flags { attributes[name] = .number(flag ? 1 : 0) }
+        attributes[.keyClass] = .number(isPrivate ? 1 : 0)
+        attributes[.applicationLabel] = .data(key.applicationLabel)
+        attributes[.type] = .number(Int64(key.kind.appleKeyType))
+        attributes[.keySizeInBits] = .number(Int64(key.kind.bits))
+        attributes[.effectiveKeySize] = .number(Int64(key.kind.bits))
         return attributes
     }
 
@@ -29,13 +31,13 @@ package enum ItemAttributes {
     /// A certificate's: type and encoding, the normalized subject and issuer, serial number,
     /// subject key identifier, the public key's hash, and the subject summary as the label.
     package static func certificate(_ info: CertificateInfo) -> [String: AttributeValue] {
-        var attributes: [String: AttributeValue] = [
-            "ctyp": .number(x509v3), "cenc": .number(derEncoding),
-            "subj": .data(Data(info.normalizedSubjectContent)), "issr": .data(Data(info.normalizedIssuerContent)),
-            "slnr": .data(Data(info.serialNumber)), "pkhh": .data(info.publicKeyHash),
-        ]
-        if let skid = info.subjectKeyIdentifier { attributes["skid"] = .data(Data(skid)) }
-        if let summary = info.subjectSummary { attributes["labl"] = .string(summary) }
+        var attributes: [String: AttributeValue] = .named([
+            .certificateType: .number(x509v3), .certificateEncoding: .number(derEncoding),
+            .subject: .data(Data(info.normalizedSubjectContent)), .issuer: .data(Data(info.normalizedIssuerContent)),
+            .serialNumber: .data(Data(info.serialNumber)), .publicKeyHash: .data(info.publicKeyHash),
+        ])
+        if let skid = info.subjectKeyIdentifier { attributes[.subjectKeyID] = .data(Data(skid)) }
+        if let summary = info.subjectSummary { attributes[.label] = .string(summary) }
         return attributes
     }
 }

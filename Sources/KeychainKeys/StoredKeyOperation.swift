@@ -31,7 +31,7 @@ package enum StoredKeyOperation {
     /// The key a stored key item holds.
     package static func storedKey(_ item: StoredItem) throws(StoreError) -> AsymmetricKey {
         guard item.itemClass == .key, let secret = item.secret,
-              case .number(let type)? = item.attributes["type"], case .number(let keyClass)? = item.attributes["kcls"] else {
+              case .number(let type)? = item.attributes[.type], case .number(let keyClass)? = item.attributes[.keyClass] else {
             throw StoreError(.invalidParameter, "the item is not a key")
         }
         do {
@@ -44,9 +44,9 @@ package enum StoredKeyOperation {
     /// Whether a key item's material may leave the keychain: public keys always; private keys
     /// unless stored with `kSecAttrIsExtractable` false or held by the Secure Enclave (the TPM).
     package static func isExtractable(_ item: StoredItem) -> Bool {
-        if item.itemClass == .key, item.attributes["tkid"] == .string(EnclaveKeyData.tokenID) { return false }
-        guard item.itemClass == .key, case .number(let flag)? = item.attributes["extr"] else { return true }
-        return flag != 0 || item.attributes["kcls"] == .number(0)
+        if item.itemClass == .key, item.attributes[.tokenID] == .string(EnclaveKeyData.tokenID) { return false }
+        guard item.itemClass == .key, case .number(let flag)? = item.attributes[.isExtractable] else { return true }
+        return flag != 0 || item.attributes[.keyClass] == .number(0)
     }
 
     private static func algorithm(_ request: KeyOperationRequest) throws(KeyError) -> KeyAlgorithm {

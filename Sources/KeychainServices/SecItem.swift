@@ -25,7 +25,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         }
         var item = NewItem(itemClass: dictionary.itemClass, attributes: dictionary.attributes, secret: dictionary.valueData)
         if let control = dictionary.accessControl {
-            item.attributes["pdmn"] = .string(control.protection)
+            item.attributes[.accessible] = .string(control.protection)
             item.accessControlFlags = UInt64(control.flags.rawValue)
         }
         // The program that adds an item is trusted by it, and no other (macOS's default access).
@@ -74,7 +74,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
             return try IdentityItems.update(dictionary, with: attributesToUpdate, caller: dictionary.caller)
         }
         let changes = try UpdateAttributes.changes(attributesToUpdate, itemClass: dictionary.itemClass,
-                                                   querySync: dictionary.attributes["sync"])
+                                                   querySync: dictionary.attributes[.synchronizable])
         let caller = dictionary.caller
         try SecItemTargets.write(dictionary) { (database) throws(StoreError) in
             try database.update(dictionary.query, with: changes, caller: caller)

@@ -20,7 +20,7 @@ package struct AccessGrants: Sendable {
     /// Every grant; none when the keychain cannot be read now (locked before its first unlock).
     func all() -> [ApplicationGrant] {
         var query = ItemQuery(itemClass: .genericPassword)
-        query.criteria = ["svce": .string(Self.service), "agrp": .string(Self.group)]
+        query.criteria = .named([.service: .string(Self.service), .accessGroup: .string(Self.group)])
         query.limit = nil
         guard let items = try? database.find(query, caller: Self.caller, withSecrets: true) else { return [] }
         return items.compactMap { item in
@@ -55,7 +55,7 @@ package struct AccessGrants: Sendable {
 
     private func save(_ grant: ApplicationGrant) throws(StoreError) {
         var query = ItemQuery(itemClass: .genericPassword)
-        query.criteria = ["svce": .string(Self.service), "acct": .string(grant.application.digest.hexString), "agrp": .string(Self.group)]
+        query.criteria = .named([.service: .string(Self.service), .account: .string(grant.application.digest.hexString), .accessGroup: .string(Self.group)])
         var writer = ByteWriter()
         grant.application.write(to: &writer)
         grant.groups.write(to: &writer)
@@ -66,13 +66,13 @@ package struct AccessGrants: Sendable {
         }
         var changes = ItemChanges()
         changes.secret = secret
-        changes.attributes["labl"] = .string(grant.application.path)
+        changes.attributes[.label] = .string(grant.application.path)
         do {
             _ = try database.update(query, with: changes, caller: Self.caller)
         } catch where error.code == .itemNotFound {
             var attributes = query.criteria
-            attributes["pdmn"] = .string(KeyClass.afterFirstUnlockThisDeviceOnly.rawValue)
-            attributes["labl"] = .string(grant.application.path)
+            attributes[.accessible] = .string(KeyClass.afterFirstUnlockThisDeviceOnly.rawValue)
+            attributes[.label] = .string(grant.application.path)
             _ = try database.add(NewItem(itemClass: .genericPassword, attributes: attributes, secret: secret, access: ItemAccess()),
                                  caller: Self.caller)
         }

@@ -84,7 +84,7 @@ extension AgentService {
     /// No client, the keyhaven command included, writes into the agent's own groups (the grants,
     /// the sync engine's keys): a forged grant would give a program groups the user never gave it.
     func refuseReservedGroup(_ attributes: [String: AttributeValue], _ context: RequestContext) throws(StoreError) {
-        guard context.client != nil, case .string(let group)? = attributes["agrp"], AccessGrants.reserved.contains(group) else { return }
+        guard context.client != nil, case .string(let group)? = attributes[.accessGroup], AccessGrants.reserved.contains(group) else { return }
         throw StoreError(.missingEntitlement, "the access group \(group) is the agent's own")
     }
 
@@ -99,7 +99,7 @@ extension AgentService {
     static func secretNeedsTrust(_ item: StoredItem) -> Bool {
         switch item.itemClass {
         case .genericPassword, .internetPassword: return true
-        case .key: return item.attributes["kcls"] != .number(0)
+        case .key: return item.attributes[.keyClass] != .number(0)
         default: return false
         }
     }
@@ -190,9 +190,9 @@ extension AgentService {
     /// What a prompt calls an item: its access object's descriptor, label, service or server.
     static func name(of item: StoredItem) -> String {
         if let access = item.access, !access.descriptor.isEmpty { return access.descriptor }
-        if case .string(let label)? = item.attributes["labl"] { return label }
-        if case .string(let service)? = item.attributes["svce"] { return service }
-        if case .string(let server)? = item.attributes["srvr"] { return server }
+        if case .string(let label)? = item.attributes[.label] { return label }
+        if case .string(let service)? = item.attributes[.service] { return service }
+        if case .string(let server)? = item.attributes[.server] { return server }
         return "an item"
     }
 

@@ -70,7 +70,7 @@ extension AgentService {
         guard let item = try database.find(query, caller: unrestricted, withSecrets: false).first else {
             throw StoreError(.itemNotFound, "no item with that reference")
         }
-        if case .string(let group)? = item.attributes["agrp"], AgentGroups.all.contains(group) {
+        if case .string(let group)? = item.attributes[.accessGroup], AgentGroups.all.contains(group) {
             throw StoreError(.missingEntitlement, "the access group \(group) is the agent's own")
         }
         try Self.checkPassword(password, of: database, toDo: "use an item without its access object")
@@ -82,7 +82,7 @@ extension AgentService {
             if !StoredKeyOperation.isExtractable(revealed) { revealed.secret = nil }
             return .item(revealed)
         case .update(let attributes):
-            let editable: Set<String> = ["labl", "acct", "icmt"]
+            let editable: Set<String> = [AttributeName.label.code, AttributeName.account.code, AttributeName.comment.code]
             if let other = attributes.keys.sorted().first(where: { !editable.contains($0) }) {
                 throw StoreError(.invalidParameter, "Keychain Access changes an item's label, account and comment, not \(other)")
             }

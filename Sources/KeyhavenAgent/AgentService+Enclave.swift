@@ -74,7 +74,7 @@ extension AgentService {
 
     /// The Secure Enclave key a stored key item holds, if it is one.
     static func enclaveKey(_ item: StoredItem) throws(StoreError) -> EnclaveKeyData? {
-        guard item.itemClass == .key, item.attributes["tkid"] == .string(EnclaveKeyData.tokenID) else { return nil }
+        guard item.itemClass == .key, item.attributes[.tokenID] == .string(EnclaveKeyData.tokenID) else { return nil }
         guard let secret = item.secret else { throw StoreError(.internalError, "the Secure Enclave key's data was not read") }
         return try EnclaveKeyData(storedBytes: Array(secret))
     }

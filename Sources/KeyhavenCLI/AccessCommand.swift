@@ -43,9 +43,9 @@ struct AccessCommand: ParsableCommand {
                 var query = ItemQuery(itemClass: itemClass)
                 query.limit = nil
                 query.matchAnySynchronizable = true
-                query.criteria["acct"] = account.map(AttributeValue.string)
-                query.criteria[itemClass == .internetPassword ? "srvr" : "svce"] = service.map(AttributeValue.string)
-                query.criteria["labl"] = label.map(AttributeValue.string)
+                query.criteria[.account] = account.map(AttributeValue.string)
+                query.criteria[itemClass == .internetPassword ? AttributeName.server.code : AttributeName.service.code] = service.map(AttributeValue.string)
+                query.criteria[.label] = label.map(AttributeValue.string)
                 return query
             }
         }

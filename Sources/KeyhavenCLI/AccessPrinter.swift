@@ -12,8 +12,8 @@ enum AccessPrinter {
     static func print(_ items: [(String, StoredItem)], json: Bool) {
         if json {
             emit(items.map { keychain, item in
-                JSONAccessItem(keychain: keychain, class: item.itemClass.rawValue, label: text(item, "labl"),
-                               service: text(item, "svce") ?? text(item, "srvr"), account: text(item, "acct"),
+                JSONAccessItem(keychain: keychain, class: item.itemClass.rawValue, label: text(item, .label),
+                               service: text(item, .service) ?? text(item, .server), account: text(item, .account),
                                anyApplication: item.access.map(\.anyApplication) ?? true,
                                applications: (item.access?.applications ?? []).map(JSONApplication.init))
             })
@@ -22,7 +22,7 @@ enum AccessPrinter {
         for (keychain, item) in items {
             printLine("keychain: \"\(keychain)\"")
             printLine("class: \"\(item.itemClass.rawValue)\"")
-            for (name, key) in [("label", "labl"), ("service", "svce"), ("server", "srvr"), ("account", "acct")] {
+            for (name, key) in [("label", AttributeName.label), ("service", .service), ("server", .server), ("account", .account)] {
                 if let value = text(item, key) { printLine("\(name): \"\(value)\"") }
             }
             switch item.access {
@@ -47,7 +47,7 @@ enum AccessPrinter {
         }
     }
 
-    private static func text(_ item: StoredItem, _ key: String) -> String? {
+    private static func text(_ item: StoredItem, _ key: AttributeName) -> String? {
         if case .string(let value)? = item.attributes[key] { return value }
         return nil
     }

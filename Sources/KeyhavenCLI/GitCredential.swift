@@ -43,7 +43,7 @@ package struct GitCredential: Equatable, Sendable {
                 throw StoreError(.invalidParameter, "git gave no protocol this helper keeps (\(fields["protocol"] ?? "none"))")
             }
             guard var host = fields["host"], !host.isEmpty else { throw StoreError(.invalidParameter, "git gave no host") }
-            var criteria: [String: AttributeValue] = ["ptcl": .string(code)]
+            var criteria: [String: AttributeValue] = .named([.protocol: .string(code)])
             // No port is the protocol's default port: a credential for host:8443 is not one for host.
             var port = InternetProtocol.defaultPort(forScheme: scheme)
             if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") {
@@ -53,10 +53,10 @@ package struct GitCredential: Equatable, Sendable {
                 port = given
                 host = String(host[..<colon])
             }
-            if let port { criteria["port"] = .number(Int64(port)) }
-            criteria["srvr"] = .string(host)
-            if let path = fields["path"], !path.isEmpty { criteria["path"] = .string(path) }
-            if let user = fields["username"], !user.isEmpty { criteria["acct"] = .string(user) }
+            if let port { criteria[.port] = .number(Int64(port)) }
+            criteria[.server] = .string(host)
+            if let path = fields["path"], !path.isEmpty { criteria[.path] = .string(path) }
+            if let user = fields["username"], !user.isEmpty { criteria[.account] = .string(user) }
             return criteria
         }
     }
@@ -80,13 +80,13 @@ package struct GitCredential: Equatable, Sendable {
             }
             guard let item = found.first, let secret = item.secret else { return "" }
             var output = ""
-            if case .string(let account)? = item.attributes["acct"] { output += "username=\(account)\n" }
+            if case .string(let account)? = item.attributes[.account] { output += "username=\(account)\n" }
             output += "password=\(String(decoding: secret, as: UTF8.self))\n"
             return output
         case "store":
             guard let password = credential.fields["password"], credential.fields["username"] != nil else { return "" }
             var attributes = query.criteria
-            attributes["labl"] = query.criteria["srvr"]
+            attributes[.label] = query.criteria[.server]
             let item = NewItem(itemClass: .internetPassword, attributes: attributes, secret: Data(password.utf8), access: .creatorOnly)
             do throws(StoreError) {
                 try session.send(.add(keychain: keychain, item: item, caller: caller))

@@ -28,15 +28,15 @@ struct GenericPasswordOptions: ParsableArguments {
 
     var attributes: [String: AttributeValue] {
         var result: [String: AttributeValue] = [:]
-        result["acct"] = account.map(AttributeValue.string)
-        result["svce"] = service.map(AttributeValue.string)
-        result["labl"] = label.map(AttributeValue.string)
-        result["icmt"] = comment.map(AttributeValue.string)
-        result["desc"] = kind.map(AttributeValue.string)
-        result["crtr"] = creator.map { .number($0.number) }
-        result["type"] = type.map { .number($0.number) }
-        result["gena"] = generic.map(AttributeValue.string)
-        result["agrp"] = accessGroup.map(AttributeValue.string)
+        result[.account] = account.map(AttributeValue.string)
+        result[.service] = service.map(AttributeValue.string)
+        result[.label] = label.map(AttributeValue.string)
+        result[.comment] = comment.map(AttributeValue.string)
+        result[.description] = kind.map(AttributeValue.string)
+        result[.creator] = creator.map { .number($0.number) }
+        result[.type] = type.map { .number($0.number) }
+        result[.generic] = generic.map(AttributeValue.string)
+        result[.accessGroup] = accessGroup.map(AttributeValue.string)
         return result
     }
 }
@@ -59,19 +59,19 @@ struct InternetPasswordOptions: ParsableArguments {
 
     var attributes: [String: AttributeValue] {
         var result: [String: AttributeValue] = [:]
-        result["agrp"] = accessGroup.map(AttributeValue.string)
-        result["acct"] = account.map(AttributeValue.string)
-        result["srvr"] = server.map(AttributeValue.string)
-        result["sdmn"] = domain.map(AttributeValue.string)
-        result["path"] = path.map(AttributeValue.string)
-        result["port"] = port.map { .number(Int64($0)) }
-        result["ptcl"] = protocolCode.map { .string($0.text) }
-        result["atyp"] = authenticationType.map { .string($0.text) }
-        result["labl"] = label.map(AttributeValue.string)
-        result["icmt"] = comment.map(AttributeValue.string)
-        result["desc"] = kind.map(AttributeValue.string)
-        result["crtr"] = creator.map { .number($0.number) }
-        result["type"] = type.map { .number($0.number) }
+        result[.accessGroup] = accessGroup.map(AttributeValue.string)
+        result[.account] = account.map(AttributeValue.string)
+        result[.server] = server.map(AttributeValue.string)
+        result[.securityDomain] = domain.map(AttributeValue.string)
+        result[.path] = path.map(AttributeValue.string)
+        result[.port] = port.map { .number(Int64($0)) }
+        result[.protocol] = protocolCode.map { .string($0.text) }
+        result[.authenticationType] = authenticationType.map { .string($0.text) }
+        result[.label] = label.map(AttributeValue.string)
+        result[.comment] = comment.map(AttributeValue.string)
+        result[.description] = kind.map(AttributeValue.string)
+        result[.creator] = creator.map { .number($0.number) }
+        result[.type] = type.map { .number($0.number) }
         return result
     }
 }

@@ -42,7 +42,7 @@ package enum ItemPrinter {
 
     /// Keyhaven's own bookkeeping (the digest, the Secret Service attributes) is not shown.
     private static func shown(_ name: String) -> Bool {
-        name != "sha1" && !SecretServiceAttributes.privateNames.contains(name)
+        name != AttributeName.sha1.code && !SecretServiceAttributes.privateNames.contains(name)
     }
 
     /// `<blob>="text"`, `<uint32>=80`, `<timedate>="20261122031500Z"`.

@@ -21,11 +21,11 @@ struct QuickFind: Equatable {
     /// The attribute of each option letter that takes a value, by subcommand.
     private static let valueOptions: [String: (ItemClass, [String: String])] = [
         "find-generic-password": (.genericPassword, [
-            "-a": "acct", "-s": "svce", "-l": "labl", "-j": "icmt", "-D": "desc", "-c": "crtr", "-C": "type", "-G": "gena",
+            "-a": AttributeName.account.code, "-s": AttributeName.service.code, "-l": AttributeName.label.code, "-j": AttributeName.comment.code, "-D": AttributeName.description.code, "-c": AttributeName.creator.code, "-C": AttributeName.type.code, "-G": AttributeName.generic.code,
         ]),
         "find-internet-password": (.internetPassword, [
-            "-a": "acct", "-s": "srvr", "-d": "sdmn", "-p": "path", "-P": "port", "-r": "ptcl", "-t": "atyp",
-            "-l": "labl", "-j": "icmt", "-D": "desc", "-c": "crtr", "-C": "type",
+            "-a": AttributeName.account.code, "-s": AttributeName.server.code, "-d": AttributeName.securityDomain.code, "-p": AttributeName.path.code, "-P": AttributeName.port.code, "-r": AttributeName.protocol.code, "-t": AttributeName.authenticationType.code,
+            "-l": AttributeName.label.code, "-j": AttributeName.comment.code, "-D": AttributeName.description.code, "-c": AttributeName.creator.code, "-C": AttributeName.type.code,
         ]),
     ]
 
@@ -65,11 +65,11 @@ struct QuickFind: Equatable {
     /// ``InternetPasswordOptions``); nil where they would refuse it.
     private static func value(_ text: String, for attribute: String, in itemClass: ItemClass) -> AttributeValue? {
         switch attribute {
-        case "crtr", "type":
+        case AttributeName.creator.code, AttributeName.type.code:
             return FourCharacterCode(argument: text).map { .number($0.number) }
-        case "ptcl", "atyp":
+        case AttributeName.protocol.code, AttributeName.authenticationType.code:
             return FourCharacterCode(argument: text).map { .string($0.text) }
-        case "port":
+        case AttributeName.port.code:
             return UInt16(text).map { .number(Int64($0)) }
         default:
             return .string(text)

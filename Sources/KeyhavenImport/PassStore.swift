@@ -74,7 +74,7 @@ struct PassStore {
     /// The item an entry becomes.
     static func item(_ entry: String, secret: Data) -> NewItem {
         NewItem(itemClass: .genericPassword,
-                attributes: ["svce": .string(entry), "acct": .string(account(in: secret)), "labl": .string(entry)],
+                attributes: .named([.service: .string(entry), .account: .string(account(in: secret)), .label: .string(entry)]),
                 secret: secret, access: .creatorOnly)
     }
 }

@@ -48,19 +48,19 @@ struct ExportedPassword: Equatable {
     /// An internet password when the URL has a host (Safari's passwords on a Mac), else a
     /// generic password whose service is the title.
     var item: NewItem? {
-        var attributes: [String: AttributeValue] = ["acct": .string(username)]
-        if !notes.isEmpty { attributes["icmt"] = .string(notes) }
+        var attributes: [String: AttributeValue] = .named([.account: .string(username)])
+        if !notes.isEmpty { attributes[.comment] = .string(notes) }
         if let components = URLComponents(string: url.trimmingCharacters(in: .whitespaces)), let host = components.host, !host.isEmpty {
-            attributes["srvr"] = .string(host)
-            if let scheme = components.scheme, let code = InternetProtocol.code(forScheme: scheme) { attributes["ptcl"] = .string(code) }
-            if let port = components.port, (1...65535).contains(port) { attributes["port"] = .number(Int64(port)) }
-            if !components.path.isEmpty, components.path != "/" { attributes["path"] = .string(components.path) }
-            attributes["labl"] = .string(title.isEmpty ? host : title)
+            attributes[.server] = .string(host)
+            if let scheme = components.scheme, let code = InternetProtocol.code(forScheme: scheme) { attributes[.protocol] = .string(code) }
+            if let port = components.port, (1...65535).contains(port) { attributes[.port] = .number(Int64(port)) }
+            if !components.path.isEmpty, components.path != "/" { attributes[.path] = .string(components.path) }
+            attributes[.label] = .string(title.isEmpty ? host : title)
             return NewItem(itemClass: .internetPassword, attributes: attributes, secret: Data(password.utf8), access: .creatorOnly)
         }
         guard !title.isEmpty else { return nil }
-        attributes["svce"] = .string(title)
-        attributes["labl"] = .string(title)
+        attributes[.service] = .string(title)
+        attributes[.label] = .string(title)
         return NewItem(itemClass: .genericPassword, attributes: attributes, secret: Data(password.utf8), access: .creatorOnly)
     }
 }

@@ -39,11 +39,11 @@ enum CertificateWork {
         var keys = ItemQuery(itemClass: .key)
         keys.limit = nil
         keys.matchAnySynchronizable = true
-        keys.criteria["kcls"] = .number(1)
+        keys.criteria[.keyClass] = .number(1)
         var labels: Set<String> = []
         for path in Set(certificates.map(\.keychain)) {
             let found = (try? session.send(.find(keychains: [path], query: keys, caller: session.caller, withSecrets: false)).items()) ?? []
-            for key in found { if case .data(let label)? = key.attributes["klbl"] { labels.insert(path + "\u{0}" + hex(label)) } }
+            for key in found { if case .data(let label)? = key.attributes[.applicationLabel] { labels.insert(path + "\u{0}" + hex(label)) } }
         }
         return certificates.filter { labels.contains($0.keychain + "\u{0}" + hex($0.info.publicKeyHash)) }
     }

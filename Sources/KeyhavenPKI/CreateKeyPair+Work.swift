@@ -20,8 +20,8 @@ extension CreateKeyPair: HelperWork {
             do throws(KeyError) { key = try AsymmetricKey.generate(kind) } catch { throw StoreError(.invalidParameter, error.message) }
             let session = try Session.open()
             var attributes = ItemAttributes.key(key.publicKey, isPrivate: true, isExtractable: !nonExtractable)
-            if let label { attributes["labl"] = .string(label) }
-            if let tag { attributes["atag"] = .string(tag) }
+            if let label { attributes[.label] = .string(label) }
+            if let tag { attributes[.applicationTag] = .string(tag) }
             var material = key.withExternalRepresentation { $0 }
             defer { zeroize(&material) }
             try session.send(.add(keychain: try session.path(keychain), item: NewItem(itemClass: .key, attributes: attributes,

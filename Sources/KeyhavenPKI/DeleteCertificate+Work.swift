@@ -23,7 +23,7 @@ enum CertificateDeletion {
     static func delete(_ certificate: CertificateWork.Found, session: Session) throws(StoreError) {
         var query = ItemQuery(itemClass: .certificate)
         query.persistentReference = certificate.item.persistentReference
-        query.criteria["sync"] = certificate.item.attributes["sync"]
+        query.criteria[.synchronizable] = certificate.item.attributes[.synchronizable]
         try session.send(.delete(keychains: [certificate.keychain], query: query, caller: session.caller, makeTombstones: false))
     }
 }
@@ -48,7 +48,7 @@ extension DeleteIdentity: HelperWork {
             let others = try CertificateWork.certificates([identity.keychain], session: session)
             if !others.contains(where: { $0.info.publicKeyHash == identity.info.publicKeyHash }) {
                 var key = ItemQuery(itemClass: .key)
-                key.criteria = ["kcls": .number(1), "klbl": .data(identity.info.publicKeyHash)]
+                key.criteria = .named([.keyClass: .number(1), .applicationLabel: .data(identity.info.publicKeyHash)])
                 key.matchAnySynchronizable = true
                 try session.send(.delete(keychains: [identity.keychain], query: key, caller: session.caller, makeTombstones: false))
             }

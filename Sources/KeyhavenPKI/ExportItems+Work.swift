@@ -61,7 +61,7 @@ struct ExportSelection {
     /// The keychain's private keys the agent gives out (the extractable ones), or its public keys.
     private func keys(privateKeys: Bool) throws(StoreError) -> [ExternalItem] {
         var query = ItemQuery(itemClass: .key)
-        query.criteria["kcls"] = .number(privateKeys ? 1 : 0)
+        query.criteria[.keyClass] = .number(privateKeys ? 1 : 0)
         query.limit = nil
         query.matchAnySynchronizable = true
         let items: [StoredItem]

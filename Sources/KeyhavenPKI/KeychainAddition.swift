@@ -29,7 +29,7 @@ struct KeychainAddition {
                 case .identity(let identity):
                     _ = try add(certificateItem(identity.certificate), into: &added)
                     var key = keyItem(identity.privateKey)
-                    if let label = identity.label { key.attributes["labl"] = .string(label) }
+                    if let label = identity.label { key.attributes[.label] = .string(label) }
                     _ = try add(key, into: &added, duplicateIsError: true)
                     count.identities += 1
                 }
@@ -44,7 +44,7 @@ struct KeychainAddition {
     private func add(_ item: NewItem, into added: inout [NewItem], duplicateIsError: Bool = false) throws(StoreError) -> Bool {
         var item = item
         item.access = access
-        if let accessGroup { item.attributes["agrp"] = .string(accessGroup) }
+        if let accessGroup { item.attributes[.accessGroup] = .string(accessGroup) }
         do throws(StoreError) {
             try session.send(.add(keychain: path, item: item, caller: session.caller))
         } catch where error.code == .duplicateItem && !duplicateIsError {

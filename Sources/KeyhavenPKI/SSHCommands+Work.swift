@@ -56,7 +56,7 @@ extension SSHNewKey: HelperWork {
             // kSecAccessControlUserPresence (1 << 0): each signature needs a finger or the keychain's password.
             let flags: UInt64? = presence ? 1 << 0 : nil
             var attributes = item.attributes
-            if sync { attributes["sync"] = .number(1) }
+            if sync { attributes[.synchronizable] = .number(1) }
             try session.send(.add(keychain: try session.path(keychain), item: NewItem(itemClass: .genericPassword, attributes: attributes,
                                                                                       secret: data, accessControlFlags: flags, access: access),
                                   caller: SSHKeys.caller))
@@ -101,7 +101,7 @@ extension SSHList: HelperWork {
                     if flags.map({ $0 & 1 != 0 }) == true { constraints.append("a finger or the password at each use") }
                     if !item.namespaces.isEmpty { constraints.append("signs in " + item.namespaces.joined(separator: ", ") + " only") }
                     let origin = item.inTPM ? "in the TPM, never synced" : item.origin == .made ? "made in the keychain" : "added by ssh-add"
-                    let synced = item.inTPM ? "" : attributes["sync"] == .number(1) ? ", synchronizable" : ", this device only"
+                    let synced = item.inTPM ? "" : attributes[.synchronizable] == .number(1) ? ", synchronizable" : ", this device only"
                     printLine("\(item.comment.isEmpty ? "(no name)" : item.comment)\t\(SSHKeys.typeName(item.publicBlob))\t\(item.account)\t"
                               + "keychain \(keychain) (\(origin)\(synced))\t\(constraints.isEmpty ? "-" : constraints.joined(separator: ", "))\t\(lastUse)")
                 }

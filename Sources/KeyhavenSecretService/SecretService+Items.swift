@@ -12,8 +12,8 @@ extension SecretService {
     /// reading the item's current `svce` and `acct`; for an item made by the keychain API, its
     /// service and account.
     static func lookupAttributes(_ item: StoredItem) -> [String: String] {
-        let service = item.attributes["svce"]?.utf8String ?? ""
-        let account = item.attributes["acct"]?.utf8String ?? ""
+        let service = item.attributes[.service]?.utf8String ?? ""
+        let account = item.attributes[.account]?.utf8String ?? ""
         guard let stored = SecretServiceAttributes(item: item.attributes) else {
             var attributes: [String: String] = [:]
             if !service.isEmpty { attributes[SecretServiceAttributes.serviceKey] = service }
@@ -38,11 +38,11 @@ extension SecretService {
         query.matchAnySynchronizable = true
         var rest = attributes
         if let service = attributes[SecretServiceAttributes.serviceKey] {
-            query.criteria["svce"] = .string(service)
+            query.criteria[.service] = .string(service)
             rest[SecretServiceAttributes.serviceKey] = nil
         }
         if let key = SecretServiceAttributes.accountKeys.first(where: { attributes[$0] != nil }) {
-            query.criteria["acct"] = .string(attributes[key]!)
+            query.criteria[.account] = .string(attributes[key]!)
         }
         for key in SecretServiceAttributes.accountKeys { rest[key] = nil }
         query.secretAttributes = rest
@@ -69,7 +69,7 @@ extension SecretService {
     }
 
     static func isVisible(_ item: StoredItem) -> Bool {
-        guard case .string(let group)? = item.attributes["agrp"] else { return true }
+        guard case .string(let group)? = item.attributes[.accessGroup] else { return true }
         return !AccessGrants.reserved.contains(group)
     }
 

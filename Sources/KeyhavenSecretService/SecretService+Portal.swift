@@ -76,14 +76,14 @@ extension SecretService {
     /// one: the second add finds the first's item.
     static func findOrAdd(_ appID: String, in database: KeychainDatabase) throws(StoreError) -> Data {
         var query = ItemQuery(itemClass: .genericPassword)
-        query.criteria = ["svce": .string(SecretPortal.service), "acct": .string(appID), "agrp": .string(SecretPortal.group)]
+        query.criteria = .named([.service: .string(SecretPortal.service), .account: .string(appID), .accessGroup: .string(SecretPortal.group)])
         if let found = try find(query, in: database) { return found }
         var bytes = SymmetricKey(size: SymmetricKeySize(bitCount: SecretPortal.secretByteCount * 8)).withUnsafeBytes { Data($0) }
         defer { bytes.resetBytes(in: 0..<bytes.count) }
         var attributes = query.criteria
-        attributes["pdmn"] = .string("ck")
-        attributes["labl"] = .string("Secret portal: \(appID)")
-        attributes["sync"] = .number(0)
+        attributes[.accessible] = .string("ck")
+        attributes[.label] = .string("Secret portal: \(appID)")
+        attributes[.synchronizable] = .number(0)
         do {
             _ = try database.add(NewItem(itemClass: .genericPassword, attributes: attributes, secret: bytes), caller: portalCaller)
         } catch where error.code == .duplicateItem {

@@ -61,15 +61,15 @@ extension SecretService {
                         ("Created", .uint64(0)), ("Modified", .uint64(0))]
             }
             let item = try item(reference, in: keychain, withSecret: false, try context(call), path: path)
-            func seconds(_ name: String) -> UInt64 {
+            func seconds(_ name: AttributeName) -> UInt64 {
                 guard case .date(let date)? = item.attributes[name] else { return 0 }
                 return UInt64(max(0, date.timeIntervalSince1970))
             }
             let attributes = Self.lookupAttributes(item)
             // The item's schema, as libsecret names it in the attribute `xdg:schema`.
             return [("Locked", .bool(false)), ("Attributes", .stringDictionary(attributes)),
-                    ("Label", .string(item.attributes["labl"]?.utf8String ?? "")), ("Type", .string(attributes["xdg:schema"] ?? "")),
-                    ("Created", .uint64(seconds("cdat"))), ("Modified", .uint64(seconds("mdat")))]
+                    ("Label", .string(item.attributes[.label]?.utf8String ?? "")), ("Type", .string(attributes["xdg:schema"] ?? "")),
+                    ("Created", .uint64(seconds(.creationDate))), ("Modified", .uint64(seconds(.modificationDate)))]
         case .session, .prompt:
             return []
         }
@@ -90,7 +90,7 @@ extension SecretService {
         switch name {
         case "Label":
             guard let label = value.stringValue, case .string = value else { throw .invalidArguments("Label is a string") }
-            changes.attributes["labl"] = .string(label)
+            changes.attributes[.label] = .string(label)
         case "Attributes":
             guard let attributes = value.stringDictionaryValue else { throw .invalidArguments("Attributes is an a{ss}") }
             let current = try item(reference, in: keychain, withSecret: false, context, path: path)

@@ -15,10 +15,10 @@ package enum SecretItemMapping {
             .sorted { $0.key < $1.key }
             .map { "\($0.key)=\($0.value)" }
             .joined(separator: " ")
-        attributes["svce"] = .string(service)
-        attributes["acct"] = .string(account)
+        attributes[.service] = .string(service)
+        attributes[.account] = .string(account)
         attributes[SecretServiceAttributes.attributeName] = lookup.attributeValue
-        if let label { attributes["labl"] = .string(label) }
+        if let label { attributes[.label] = .string(label) }
         return attributes
     }
 }

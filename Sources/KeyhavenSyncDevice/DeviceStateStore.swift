@@ -14,7 +14,7 @@ struct DeviceStateStore: Sendable {
 
     private var query: ItemQuery {
         var query = ItemQuery(itemClass: .genericPassword)
-        query.criteria = ["svce": .string("com.keyhaven.sync"), "acct": .string("device"), "agrp": .string(Self.group)]
+        query.criteria = .named([.service: .string("com.keyhaven.sync"), .account: .string("device"), .accessGroup: .string(Self.group)])
         return query
     }
 
@@ -49,8 +49,8 @@ struct DeviceStateStore: Sendable {
                 _ = try database.update(query, with: changes, caller: Self.caller)
             } catch where error.code == .itemNotFound {
                 var attributes = query.criteria
-                attributes["pdmn"] = .string("cku")
-                attributes["labl"] = .string("Keyhaven sync: this device's keys")
+                attributes[.accessible] = .string("cku")
+                attributes[.label] = .string("Keyhaven sync: this device's keys")
                 // Trusted by no application: only the sync engine, in its own process, reads it.
                 _ = try database.add(NewItem(itemClass: .genericPassword, attributes: attributes, secret: Data(bytes),
                                              access: ItemAccess()), caller: Self.caller)

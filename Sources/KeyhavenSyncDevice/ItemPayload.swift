@@ -8,7 +8,7 @@ import KeyhavenSyncCore
 /// with its primary key (the class and its primary-key attributes, canonical) in front, so a
 /// tombstone says which item it deletes. All of it is inside the record's ciphertext.
 enum ItemPayload {
-    static let derivedAttributes: Set<String> = ["sha1"]
+    static let derivedAttributes: Set<String> = [AttributeName.sha1.code]
     static let format: UInt8 = 1
 
     /// A stored item as the new item that would recreate it.
@@ -49,7 +49,7 @@ enum ItemPayload {
     /// The sync class of the item's accessibility: A for WhenUnlocked, C for AfterFirstUnlock and
     /// Always; nil for the ThisDeviceOnly ones, which never sync.
     static func syncClass(_ item: NewItem) -> SyncClass? {
-        switch item.attributes["pdmn"] {
+        switch item.attributes[.accessible] {
         case .string("ak"): return .a
         case .string("ck"), .string("dk"), nil: return .c
         default: return nil
@@ -88,7 +88,7 @@ enum ItemPayload {
         for descriptor in item.itemClass.schema.primaryKey {
             if let value = item.attributes[descriptor.name] ?? descriptor.defaultValue { query.criteria[descriptor.name] = value }
         }
-        query.criteria["sync"] = .number(1)
+        query.criteria[.synchronizable] = .number(1)
         query.limit = 1
         return query
     }

@@ -37,7 +37,7 @@ extension SyncEngine {
         for itemClass in ItemClass.allCases {
             for accessibility in ItemPayload.syncingAccessibilities {
                 var query = ItemQuery(itemClass: itemClass)
-                query.criteria = ["sync": .number(1), "pdmn": .string(accessibility)]
+                query.criteria = .named([.synchronizable: .number(1), .accessible: .string(accessibility)])
                 query.limit = nil
                 let stored: [StoredItem]
                 do {
@@ -68,7 +68,7 @@ extension SyncEngine {
         var pending: [PendingVersion] = []
         func version(_ item: NewItem?) -> UInt64 {
             var milliseconds = now
-            if case .date(let changed)? = item?.attributes["mdat"] {
+            if case .date(let changed)? = item?.attributes[.modificationDate] {
                 milliseconds = min(now, UInt64(max(0, changed.timeIntervalSince1970 * 1000)))
             }
             return context.clock.tick(milliseconds: milliseconds)

@@ -120,9 +120,10 @@ extension AgentProgramTests {
         import os, socket, struct
         path = os.path.join(os.environ["XDG_RUNTIME_DIR"], "keyhaven", "agent.sock")
         s = socket.socket(socket.AF_UNIX); s.connect(path)
-        body = bytes([9, 0, 27, 0])  # version 9, no home, sshUses, no revocation
+        body = bytes([10, 0, 27, 0])  # version 10, no home, sshUses, no revocation
         s.sendall(struct.pack(">I", len(body)) + body)
         header = s.recv(4, socket.MSG_WAITALL); reply = s.recv(struct.unpack(">I", header)[0], socket.MSG_WAITALL)
-        print("refused" if reply[2] == 1 else "answered", reply[:80])
+        # version 10, no home, a failure (tag 0) whose code is authFailed (17)
+        print("refused" if reply[:4] == bytes([10, 0, 0, 17]) else "answered", reply[:80])
         """
 }

@@ -22,7 +22,7 @@ package enum ReplicaAccess {
 
     /// The access object for a copy with `attributes`, when its group asks for one.
     package static func access(for attributes: [String: AttributeValue]) -> ItemAccess? {
-        guard case .string(let group)? = attributes["agrp"] else { return nil }
+        guard case .string(let group)? = attributes[.accessGroup] else { return nil }
         return access(forGroup: group)
     }
 }

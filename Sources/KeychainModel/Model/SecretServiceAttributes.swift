@@ -21,7 +21,7 @@ package struct SecretServiceAttributes: Sendable, Equatable, WireCodable {
     /// empty, and then absent, for every item the keychain API makes; random for an item the
     /// Secret Service adds beside another with its key (docs/secret-service.md, "Items"). Not
     /// one of Apple's: `SecItemCopyMatching` does not return it and no caller may give it.
-    package static let discriminatorName = "khdc"
+    package static let discriminatorName = AttributeName.secretServiceDiscriminator.code
     /// The item attributes that are Keyhaven's bookkeeping, never a caller's.
     package static let privateNames: Set<String> = [attributeName, discriminatorName]
     /// The Secret Service attribute that is the item's service (`svce`).

@@ -15,14 +15,14 @@ enum IdentityItems {
         let key: StoredItem
     }
 
-    static let sharedAttributes: Set<String> = ["agrp", "sync", "pdmn"]
+    static let sharedAttributes: Set<String> = [AttributeName.accessGroup.code, AttributeName.synchronizable.code, AttributeName.accessible.code]
 
     static func find(_ dictionary: ItemDictionary, caller: Caller, limit: Int?) throws(SecStatusError) -> [Found] {
         var certificates = dictionary.query
         certificates.limit = nil
         var keys = ItemQuery(itemClass: .key)
         keys.criteria = dictionary.keyAttributes
-        keys.criteria["kcls"] = .number(1)
+        keys.criteria[.keyClass] = .number(1)
         for name in sharedAttributes { if let value = dictionary.attributes[name] { keys.criteria[name] = value } }
         keys.matchAnySynchronizable = certificates.matchAnySynchronizable
         keys.tombstone = certificates.tombstone
@@ -36,8 +36,8 @@ enum IdentityItems {
                 guard !certItems.isEmpty else { continue }
                 let keyItems = try findOrNone(keys, in: keychain, caller: caller, withSecrets: dictionary.returns.data || !agentHeld)
                 for certificate in certItems {
-                    guard case .data(let hash)? = certificate.attributes["pkhh"] else { continue }
-                    for key in keyItems where key.attributes["klbl"] == .data(hash) {
+                    guard case .data(let hash)? = certificate.attributes[.publicKeyHash] else { continue }
+                    for key in keyItems where key.attributes[.applicationLabel] == .data(hash) {
                         found.append(Found(keychain: keychain, certificate: certificate, key: key))
                     }
                 }
@@ -103,7 +103,7 @@ enum IdentityItems {
         // The certificate that was already there: found by Apple's primary key for certificates.
         if added == nil {
             var query: [String: Any] = ["class": "cert", "v_Ref": identity.certificate, "r_PersistentRef": true]
-            for name in ["agrp", "sync"] { query[name] = certificateItem[name] }
+            for name in [AttributeName.accessGroup.code, AttributeName.synchronizable.code] { query[name] = certificateItem[name] }
             if let keychain = certificateItem["u_Keychain"] { query["m_SearchList"] = [keychain] }
             guard SecItemCopyMatching(NSDictionary(dictionary: query), &added) == errSecSuccess else { return errSecSuccess }
         }
@@ -125,7 +125,7 @@ enum IdentityItems {
     /// both; the class, the value and the return keys to neither.
     private static func halves(of name: String) -> (certificate: Bool, key: Bool) {
         if name == "class" || name.hasPrefix("v_") || name.hasPrefix("r_") { return (false, false) }
-        if name.hasPrefix("u_") || name.hasPrefix("m_") || ["accc", "acls", "sync", "tomb", "musr", "nleg"].contains(name) {
+        if name.hasPrefix("u_") || name.hasPrefix("m_") || [AttributeName.accessControl.code, "acls", AttributeName.synchronizable.code, AttributeName.tombstone.code, AttributeName.multiUser.code, AttributeName.noLegacy.code].contains(name) {
             return (true, true)
         }
         return (ItemClass.certificate.schema[name] != nil, ItemClass.key.schema[name] != nil)
@@ -150,19 +150,19 @@ enum IdentityItems {
         for identity in found {
             var certificate = ItemQuery(itemClass: .certificate)
             certificate.persistentReference = identity.certificate.persistentReference
-            certificate.criteria["sync"] = identity.certificate.attributes["sync"]
+            certificate.criteria[.synchronizable] = identity.certificate.attributes[.synchronizable]
             _ = try engine { () throws(StoreError) in
                 try identity.keychain.delete(certificate, caller: caller, makeTombstones: dictionary.useTombstones == true)
             }
-            guard let label = identity.key.attributes["klbl"] else { continue }
+            guard let label = identity.key.attributes[.applicationLabel] else { continue }
             var others = ItemQuery(itemClass: .certificate)
-            others.criteria["pkhh"] = label
+            others.criteria[.publicKeyHash] = label
             others.matchAnySynchronizable = true
             let stillUsed = (try? identity.keychain.find(others, caller: caller, withSecrets: false))?.isEmpty == false
             if !stillUsed {
                 var key = ItemQuery(itemClass: .key)
                 key.persistentReference = identity.key.persistentReference
-                key.criteria["sync"] = identity.key.attributes["sync"]
+                key.criteria[.synchronizable] = identity.key.attributes[.synchronizable]
                 _ = try? identity.keychain.delete(key, caller: caller, makeTombstones: dictionary.useTombstones == true)
             }
         }
@@ -176,7 +176,7 @@ enum IdentityItems {
         for (key, value) in attributesToUpdate {
             guard let name = key as? String else { throw .param("a dictionary key is not a string") }
             if name == "v_Data" { throw .param("an identity's data cannot be updated; update its key or certificate") }
-            let special = ["sync", "accc", "nleg", "musr", "clip", "ggrp"].contains(name)
+            let special = [AttributeName.synchronizable.code, AttributeName.accessControl.code, AttributeName.noLegacy.code, AttributeName.multiUser.code, AttributeName.appClipItem.code, AttributeName.sharingGroup.code].contains(name)
             let inCertificate = special || ItemClass.certificate.schema[name] != nil
             let inKey = special || ItemClass.key.schema[name] != nil
             guard inCertificate || inKey else { throw SecStatusError(errSecNoSuchAttr, "\(name) is not an attribute of an identity") }
@@ -184,16 +184,16 @@ enum IdentityItems {
             if inKey { keyEntries[name] = value }
         }
         let certificateChanges = try UpdateAttributes.changes(NSDictionary(dictionary: certificateEntries), itemClass: .certificate,
-                                                              querySync: dictionary.attributes["sync"])
+                                                              querySync: dictionary.attributes[.synchronizable])
         let keyChanges = try UpdateAttributes.changes(NSDictionary(dictionary: keyEntries), itemClass: .key,
-                                                      querySync: dictionary.attributes["sync"])
+                                                      querySync: dictionary.attributes[.synchronizable])
         let found = try find(dictionary, caller: caller, limit: nil)
         for identity in found {
             for (item, changes) in [(identity.certificate, certificateChanges), (identity.key, keyChanges)]
             where !changes.attributes.isEmpty || changes.accessControlFlags != nil {
                 var query = ItemQuery(itemClass: item.itemClass)
                 query.persistentReference = item.persistentReference
-                query.criteria["sync"] = item.attributes["sync"]
+                query.criteria[.synchronizable] = item.attributes[.synchronizable]
                 _ = try engine { () throws(StoreError) in try identity.keychain.update(query, with: changes, caller: caller) }
             }
         }

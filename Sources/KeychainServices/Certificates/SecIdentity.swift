@@ -42,7 +42,7 @@ public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRe
 public func SecIdentityCreateWithCertificate(_ keychainOrArray: CFTypeRef?, _ certificateRef: SecCertificate,
                                              _ identityRef: UnsafeMutablePointer<SecIdentity?>) -> OSStatus {
     var query: [String: Any] = [
-        "class": "keys", "kcls": 1, "klbl": certificateRef.info.publicKeyHash, "r_Ref": true,
+        "class": "keys", AttributeName.keyClass.code: 1, AttributeName.applicationLabel.code: certificateRef.info.publicKeyHash, "r_Ref": true,
     ]
     if let keychain = keychainOrArray as? SecKeychain { query["m_SearchList"] = [keychain] }
     if let list = keychainOrArray as? [SecKeychain] { query["m_SearchList"] = list }

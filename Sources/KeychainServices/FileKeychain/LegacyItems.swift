@@ -81,16 +81,16 @@ enum LegacyAttributes {
     /// Port, protocol and authentication type; zero and `.any` are left out.
     static func internet(port: UInt16, protocol: SecProtocolType, authenticationType: SecAuthenticationType) -> [String: AttributeValue] {
         var result: [String: AttributeValue] = [:]
-        if port != 0 { result["port"] = .number(Int64(port)) }
-        if `protocol` != .any { result["ptcl"] = .string(`protocol`.rawValue.fourCharacterString) }
-        if authenticationType != .any { result["atyp"] = .string(authenticationType.rawValue.fourCharacterString) }
+        if port != 0 { result[.port] = .number(Int64(port)) }
+        if `protocol` != .any { result[.protocol] = .string(`protocol`.rawValue.fourCharacterString) }
+        if authenticationType != .any { result[.authenticationType] = .string(authenticationType.rawValue.fourCharacterString) }
         return result
     }
 
     /// Four-byte attributes holding numbers.
-    private static let numbers: Set<String> = ["crtr", "type", "scrp", "invi", "nega", "cusi", "port"]
+    private static let numbers: Set<String> = [AttributeName.creator.code, AttributeName.type.code, AttributeName.scriptCode.code, AttributeName.isInvisible.code, AttributeName.isNegative.code, AttributeName.hasCustomIcon.code, AttributeName.port.code]
     /// Four-byte attributes holding four-character codes, stored as their characters.
-    private static let codes: Set<String> = ["ptcl", "atyp"]
+    private static let codes: Set<String> = [AttributeName.protocol.code, AttributeName.authenticationType.code]
 
     /// The wire name and value of one tagged buffer.
     static func value(of attribute: SecKeychainAttribute, in itemClass: ItemClass) throws(SecStatusError) -> (String, AttributeValue) {

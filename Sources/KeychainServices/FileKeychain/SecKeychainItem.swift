@@ -8,7 +8,7 @@ public func SecKeychainAddGenericPassword(_ keychain: SecKeychain?, _ serviceNam
                                           _ passwordLength: UInt32, _ passwordData: UnsafeRawPointer,
                                           _ itemRef: UnsafeMutablePointer<SecKeychainItem?>?) -> OSStatus {
     secCall { () throws(SecStatusError) in
-        let attributes = LegacyAttributes.strings(["svce": (serviceName, serviceNameLength), "acct": (accountName, accountNameLength)])
+        let attributes = LegacyAttributes.strings([AttributeName.service.code: (serviceName, serviceNameLength), AttributeName.account.code: (accountName, accountNameLength)])
         try LegacyItems.add(.genericPassword, attributes, passwordData, passwordLength, keychain, itemRef)
     }
 }
@@ -23,7 +23,7 @@ public func SecKeychainFindGenericPassword(_ keychainOrArray: CFTypeRef?, _ serv
                                            _ passwordData: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                                            _ itemRef: UnsafeMutablePointer<SecKeychainItem?>?) -> OSStatus {
     secCall { () throws(SecStatusError) in
-        let criteria = LegacyAttributes.strings(["svce": (serviceName, serviceNameLength), "acct": (accountName, accountNameLength)])
+        let criteria = LegacyAttributes.strings([AttributeName.service.code: (serviceName, serviceNameLength), AttributeName.account.code: (accountName, accountNameLength)])
         try LegacyItems.find(.genericPassword, criteria, keychainOrArray, passwordLength, passwordData, itemRef)
     }
 }
@@ -38,8 +38,8 @@ public func SecKeychainAddInternetPassword(_ keychain: SecKeychain?, _ serverNam
                                            _ passwordLength: UInt32, _ passwordData: UnsafeRawPointer,
                                            _ itemRef: UnsafeMutablePointer<SecKeychainItem?>?) -> OSStatus {
     secCall { () throws(SecStatusError) in
-        var attributes = LegacyAttributes.strings(["srvr": (serverName, serverNameLength), "sdmn": (securityDomain, securityDomainLength),
-                                                   "acct": (accountName, accountNameLength), "path": (path, pathLength)])
+        var attributes = LegacyAttributes.strings([AttributeName.server.code: (serverName, serverNameLength), AttributeName.securityDomain.code: (securityDomain, securityDomainLength),
+                                                   AttributeName.account.code: (accountName, accountNameLength), AttributeName.path.code: (path, pathLength)])
         attributes.merge(LegacyAttributes.internet(port: port, protocol: `protocol`, authenticationType: authenticationType)) { $1 }
         try LegacyItems.add(.internetPassword, attributes, passwordData, passwordLength, keychain, itemRef)
     }
@@ -57,8 +57,8 @@ public func SecKeychainFindInternetPassword(_ keychainOrArray: CFTypeRef?, _ ser
                                             _ passwordData: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                                             _ itemRef: UnsafeMutablePointer<SecKeychainItem?>?) -> OSStatus {
     secCall { () throws(SecStatusError) in
-        var criteria = LegacyAttributes.strings(["srvr": (serverName, serverNameLength), "sdmn": (securityDomain, securityDomainLength),
-                                                 "acct": (accountName, accountNameLength), "path": (path, pathLength)])
+        var criteria = LegacyAttributes.strings([AttributeName.server.code: (serverName, serverNameLength), AttributeName.securityDomain.code: (securityDomain, securityDomainLength),
+                                                 AttributeName.account.code: (accountName, accountNameLength), AttributeName.path.code: (path, pathLength)])
         criteria.merge(LegacyAttributes.internet(port: port, protocol: `protocol`, authenticationType: authenticationType)) { $1 }
         try LegacyItems.find(.internetPassword, criteria, keychainOrArray, passwordLength, passwordData, itemRef)
     }

@@ -9,7 +9,7 @@ enum EnclaveKeys {
     /// The new key; with `kSecAttrIsPermanent` its item is added as Apple adds a Secure Enclave
     /// key's: a key item whose data is the token's blob and whose `tkid` is set.
     static func create(_ params: KeyParameters) throws(KeyError) -> SecKey {
-        guard let token = params.entries["tkid"] as? String, token == EnclaveKeyData.tokenID else {
+        guard let token = params.entries[.tokenID] as? String, token == EnclaveKeyData.tokenID else {
             throw KeyError(.unsupportedAlgorithm, "kSecAttrTokenID: no such token on this machine")
         }
         guard try params.keyType() == 73, (try params.keySize() ?? 256) == 256 else {
@@ -23,12 +23,12 @@ enum EnclaveKeys {
             throw KeyError.fromStatus(error.osStatus, error.message)
         }
         var privateAttributes = params.attributes(forPrivateKey: true)
-        privateAttributes["tkid"] = EnclaveKeyData.tokenID
+        privateAttributes[.tokenID] = EnclaveKeyData.tokenID
         let publicAttributes = params.attributes(forPrivateKey: false)
-        if KeyParameters.boolean(publicAttributes["perm"]) == true {
-            _ = try KeyStorage.addGenerated(SecKey(key.publicKey), attributes: publicAttributes.filter { $0.key != "tkid" })
+        if KeyParameters.boolean(publicAttributes[.isPermanent]) == true {
+            _ = try KeyStorage.addGenerated(SecKey(key.publicKey), attributes: publicAttributes.filter { $0.key != AttributeName.tokenID.code })
         }
-        if KeyParameters.boolean(privateAttributes["perm"]) == true {
+        if KeyParameters.boolean(privateAttributes[.isPermanent]) == true {
             return try KeyStorage.addGenerated(key, attributes: privateAttributes)
         }
         return key
@@ -47,7 +47,7 @@ enum EnclaveKeys {
     /// The `SecKey` of a Secure Enclave key item read in this process (the agent off): its
     /// operations still need the agent, which is found when one is used.
     static func key(from item: StoredItem) -> SecKey? {
-        guard item.attributes["tkid"] == .string(EnclaveKeyData.tokenID), let secret = item.secret,
+        guard item.attributes[.tokenID] == .string(EnclaveKeyData.tokenID), let secret = item.secret,
               let data = try? EnclaveKeyData(storedBytes: Array(secret)), let agent = try? Self.agent() else { return nil }
         return try? SecKey(enclaveKey: data, agent: agent)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainKeys
+import KeychainModel
 
 /// The parameters of `SecKeyCreateRandomKey` and `SecKeyCreateWithData`, read the way Apple reads
 /// them: key type and size at the top level; `kSecPrivateKeyAttrs` and `kSecPublicKeyAttrs`
@@ -18,21 +19,21 @@ struct KeyParameters {
 
     /// `kSecAttrKeyType` as Apple's number (73 EC, 42 RSA); strings and numbers both accepted.
     func keyType() throws(KeyError) -> Int {
-        guard let value = entries["type"] else { throw .param("kSecAttrKeyType is missing") }
+        guard let value = entries[.type] else { throw .param("kSecAttrKeyType is missing") }
         guard let type = Self.integer(value) else { throw .param("kSecAttrKeyType is not a key type") }
         return type
     }
 
     /// `kSecAttrKeySizeInBits`, if given.
     func keySize() throws(KeyError) -> Int? {
-        guard let value = entries["bsiz"] else { return nil }
+        guard let value = entries[.keySizeInBits] else { return nil }
         guard let size = Self.integer(value) else { throw .param("kSecAttrKeySizeInBits is not a number") }
         return size
     }
 
     /// `kSecAttrKeyClass` as Apple's number (0 public, 1 private).
     func keyClass() throws(KeyError) -> Int {
-        guard let value = entries["kcls"], let keyClass = Self.integer(value), keyClass == 0 || keyClass == 1 else {
+        guard let value = entries[.keyClass], let keyClass = Self.integer(value), keyClass == 0 || keyClass == 1 else {
             throw .param("kSecAttrKeyClass must be kSecAttrKeyClassPublic or kSecAttrKeyClassPrivate")
         }
         return keyClass
@@ -45,7 +46,7 @@ struct KeyParameters {
         if let sub = entries[isPrivate ? "private" : "public"] as? NSDictionary {
             for (key, value) in sub { if let name = key as? String { merged[name] = value } }
         }
-        for name in ["private", "public", "type", "bsiz"] { merged.removeValue(forKey: name) }
+        for name in ["private", "public", AttributeName.type.code, AttributeName.keySizeInBits.code] { merged.removeValue(forKey: name) }
         return merged
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainKeys
+import KeychainModel
 
 /// Keys in the keychain (`kSecClassKey`).
 enum KeyStorage {
@@ -10,7 +11,7 @@ enum KeyStorage {
         item["class"] = "keys"
         item["v_Ref"] = key
         item["r_Ref"] = true
-        item.removeValue(forKey: "perm")
+        item.removeValue(forKey: AttributeName.isPermanent.code)
         var result: CFTypeRef?
         let status = SecItemAdd(NSDictionary(dictionary: item), &result)
         guard status == errSecSuccess else { throw KeyError.fromStatus(status, "the key could not be added to the keychain") }

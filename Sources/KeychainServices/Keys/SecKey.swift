@@ -45,7 +45,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     init(enclaveKey key: EnclaveKeyData, agent: AgentKeychain) throws(StoreError) {
         self.backing = .enclave(publicKey: try key.publicP256Key(), key: key, agent: agent)
         self.isExtractable = false
-        self.storedAttributes = ["tkid": .string(EnclaveKeyData.tokenID)]
+        self.storedAttributes = .named([.tokenID: .string(EnclaveKeyData.tokenID)])
     }
 
     /// The key's material when this process holds it.

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainKeys
+import KeychainModel
 
 /// The key's attributes as Apple reports them: class, key class and type (as strings), the
 /// application label (SHA-1 of the public key), sizes, the capability flags, and
@@ -13,8 +14,8 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     var attributes: [String: Any] = ["class": "keys"]
     for (name, value) in ItemAttributes.key(key.publicKey, isPrivate: isPrivate, isExtractable: key.isExtractable) {
         switch (name, value) {
-        case ("kcls", .number(let n)), ("type", .number(let n)): attributes[name] = String(n)
-        case ("bsiz", _), ("esiz", _), ("klbl", _): attributes[name] = ResultBuilder.bridge(value)
+        case (AttributeName.keyClass.code, .number(let n)), (AttributeName.type.code, .number(let n)): attributes[name] = String(n)
+        case (AttributeName.keySizeInBits.code, _), (AttributeName.effectiveKeySize.code, _), (AttributeName.applicationLabel.code, _): attributes[name] = ResultBuilder.bridge(value)
         case (_, .number(let n)): attributes[name] = n != 0
         default: attributes[name] = ResultBuilder.bridge(value)
         }

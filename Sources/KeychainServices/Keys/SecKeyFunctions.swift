@@ -17,7 +17,7 @@ import KeychainModel
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
     keyCall(error) { () throws(KeyError) -> SecKey in
         let params = try KeyParameters(parameters)
-        if params.entries["tkid"] != nil { return try EnclaveKeys.create(params) }
+        if params.entries[.tokenID] != nil { return try EnclaveKeys.create(params) }
         let kind: KeyKind
         switch try params.keyType() {
         case 73:
@@ -32,13 +32,13 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         }
         let privateAttributes = params.attributes(forPrivateKey: true)
         let publicAttributes = params.attributes(forPrivateKey: false)
-        let extractable = KeyParameters.boolean(privateAttributes["extr"]) ?? true
+        let extractable = KeyParameters.boolean(privateAttributes[.isExtractable]) ?? true
         let key = SecKey(try AsymmetricKey.generate(kind), isExtractable: extractable)
         // As Apple's SecKeyGeneratePair: the public key first, if it is to be kept, then the private.
-        if KeyParameters.boolean(publicAttributes["perm"]) == true {
+        if KeyParameters.boolean(publicAttributes[.isPermanent]) == true {
             _ = try KeyStorage.addGenerated(SecKey(key.publicKey), attributes: publicAttributes)
         }
-        if KeyParameters.boolean(privateAttributes["perm"]) == true {
+        if KeyParameters.boolean(privateAttributes[.isPermanent]) == true {
             return try KeyStorage.addGenerated(key, attributes: privateAttributes)
         }
         return key
@@ -74,7 +74,7 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary,
         if let size = try params.keySize(), size != 0, size != key.kind.bits {
             throw .param("kSecAttrKeySizeInBits \(size) does not match the key data (\(key.kind.bits) bits)")
         }
-        let extractable = KeyParameters.boolean(params.entries["extr"]) ?? true
+        let extractable = KeyParameters.boolean(params.entries[.isExtractable]) ?? true
         return SecKey(key, isExtractable: extractable)
     }
 }

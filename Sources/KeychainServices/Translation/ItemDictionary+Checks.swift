@@ -10,18 +10,18 @@ extension ItemDictionary {
         switch operation {
         case .add:
             if case .rowID? = persistentReference { throw .param("a row-id persistent reference cannot be added") }
-            if accessControl != nil && attributes["pdmn"] != nil {
+            if accessControl != nil && attributes[.accessible] != nil {
                 throw .param("kSecAttrAccessible and kSecAttrAccessControl conflict")
             }
-            if let control = accessControl, control.hasConstraints, attributes["sync"] == .number(1) {
+            if let control = accessControl, control.hasConstraints, attributes[.synchronizable] == .number(1) {
                 throw .param("an item with an access-control constraint cannot be synchronizable")
             }
-            if attributes["ggrp"] != nil && attributes["sync"] == .number(1) {
+            if attributes[.sharingGroup] != nil && attributes[.synchronizable] == .number(1) {
                 throw .param("a shared item cannot be synchronizable")
             }
         case .copyMatching:
             if useItemList { throw .param("kSecUseItemList is not supported") }
-            if persistentReference != nil && attributes.keys.contains(where: { $0 != "sync" }) {
+            if persistentReference != nil && attributes.keys.contains(where: { $0 != AttributeName.synchronizable.code }) {
                 throw .param("a persistent reference and attributes cannot be searched together")
             }
         case .update, .delete:
@@ -48,7 +48,7 @@ extension ItemDictionary {
         query.persistentReference = persistentReference
         query.limit = limit.maximum
         query.hostOrSubdomain = hostOrSubdomain
-        if persistentReference != nil { query.criteria["sync"] = nil }
+        if persistentReference != nil { query.criteria[.synchronizable] = nil }
         return query
     }
 }

@@ -29,15 +29,15 @@ extension ItemDictionary {
 
     private mutating func readAttribute(_ key: String, _ value: IncomingValue, _ operation: SecItemOperation) throws(SecStatusError) {
         switch key {
-        case "nleg", "UUID": return
-        case "clip": throw .param("kSecAttrAppClipItem may not be set")
-        case "musr":
+        case AttributeName.noLegacy.code, "UUID": return
+        case AttributeName.appClipItem.code: throw .param("kSecAttrAppClipItem may not be set")
+        case AttributeName.multiUser.code:
             switch value {
             case .data(let d) where d.isEmpty || d.count == 16: return
             case .null, .uuid: return
             default: throw .param("kSecAttrMultiUser has a wrong value")
             }
-        case "accc":
+        case AttributeName.accessControl.code:
             guard case .accessControl(let control) = value else { throw .param("kSecAttrAccessControl is not a SecAccessControl") }
             accessControl = control
             return
@@ -46,16 +46,16 @@ extension ItemDictionary {
             guard operation == .add else { throw .param("kSecAttrAccess is only for SecItemAdd") }
             access = object.access
             return
-        case "tomb":
+        case AttributeName.tombstone.code:
             guard let flag = value.looseBoolean else { throw .param("kSecAttrTombstone is not a boolean") }
             tombstone = flag
             return
-        case "sync":
+        case AttributeName.synchronizable.code:
             if case .string("syna") = value { matchAnySynchronizable = true; return }
             guard let flag = value.looseBoolean ?? (value.attributeValue(for: .number).flatMap { v -> Bool? in
                 if case .number(let n) = v, n == 0 || n == 1 { return n == 1 } else { return nil }
             }) else { throw .param("kSecAttrSynchronizable is not a boolean") }
-            attributes["sync"] = .number(flag ? 1 : 0)
+            attributes[.synchronizable] = .number(flag ? 1 : 0)
             return
         default:
             break

@@ -23,8 +23,8 @@ extension ItemDictionary {
     mutating func readValueRef(_ value: Any, _ operation: SecItemOperation) throws(SecStatusError) {
         if let identity = value as? SecIdentity, isIdentity {
             valueRef = identity
-            attributes["issr"] = .data(Data(identity.certificate.info.normalizedIssuerContent))
-            attributes["slnr"] = .data(Data(identity.certificate.info.serialNumber))
+            attributes[.issuer] = .data(Data(identity.certificate.info.normalizedIssuerContent))
+            attributes[.serialNumber] = .data(Data(identity.certificate.info.serialNumber))
             return
         }
         if let certificate = value as? SecCertificate, itemClass == .certificate, !isIdentity {
@@ -36,8 +36,8 @@ extension ItemDictionary {
                 valueData = Data(certificate.info.der)
             } else {
                 // Apple's primary key for certificates: issuer and serial number.
-                attributes["issr"] = .data(Data(certificate.info.normalizedIssuerContent))
-                attributes["slnr"] = .data(Data(certificate.info.serialNumber))
+                attributes[.issuer] = .data(Data(certificate.info.normalizedIssuerContent))
+                attributes[.serialNumber] = .data(Data(certificate.info.serialNumber))
             }
             return
         }
@@ -57,13 +57,13 @@ extension ItemDictionary {
             case .enclave(_, let enclaveKey, _):
                 // Apple's Secure Enclave key item: the token's blob as its data, `tkid` set.
                 valueData = Data(enclaveKey.wireBytes)
-                attributes["tkid"] = .string(EnclaveKeyData.tokenID)
+                attributes[.tokenID] = .string(EnclaveKeyData.tokenID)
             case .agent:
                 throw .param("a key the agent holds cannot be added again; add the key it was made from")
             }
         } else {
-            attributes["klbl"] = .data(key.applicationLabel)
-            attributes["kcls"] = .number(key.isPrivate ? 1 : 0)
+            attributes[.applicationLabel] = .data(key.applicationLabel)
+            attributes[.keyClass] = .number(key.isPrivate ? 1 : 0)
         }
     }
 }
@@ -77,8 +77,8 @@ enum KeyItemAttributes {
     /// The `SecKey` a stored key item is (nil for an item that is not a usable key). From the
     /// agent, a private key stays there: the `SecKey` has its public key and a reference.
     static func key(from item: StoredItem, in keychain: any KeychainBackend) -> SecKey? {
-        guard item.itemClass == .key, case .number(let type)? = item.attributes["type"],
-              case .number(let keyClass)? = item.attributes["kcls"] else { return nil }
+        guard item.itemClass == .key, case .number(let type)? = item.attributes[.type],
+              case .number(let keyClass)? = item.attributes[.keyClass] else { return nil }
         let extractable = isExtractable(item)
         if let agent = keychain as? AgentKeychain {
             let request = KeyOperationRequest(.publicKey, reference: item.persistentReference)
@@ -89,7 +89,7 @@ enum KeyItemAttributes {
             return SecKey(agentKey: publicKey, reference: item.persistentReference, keychain: agent, isExtractable: extractable,
                           storedAttributes: item.attributes)
         }
-        if item.attributes["tkid"] == .string(EnclaveKeyData.tokenID) { return EnclaveKeys.key(from: item) }
+        if item.attributes[.tokenID] == .string(EnclaveKeyData.tokenID) { return EnclaveKeys.key(from: item) }
         guard let key = try? StoredKeyOperation.storedKey(item) else { return nil }
         return SecKey(key, isExtractable: extractable, storedAttributes: item.attributes)
     }

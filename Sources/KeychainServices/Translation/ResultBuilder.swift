@@ -46,13 +46,13 @@ struct ResultBuilder {
         for (name, value) in item.attributes where !SecretServiceAttributes.privateNames.contains(name) {
             dictionary[name] = Self.bridge(value)
         }
-        if let protection = item.attributes["pdmn"]?.utf8String {
+        if let protection = item.attributes[.accessible]?.utf8String {
             let flags = SecAccessControlCreateFlags(rawValue: CFOptionFlags(item.accessControlFlags ?? 0))
-            dictionary["accc"] = SecAccessControl(protection: protection, flags: flags)
+            dictionary[.accessControl] = SecAccessControl(protection: protection, flags: flags)
         }
         if !forAdd {
-            dictionary["tomb"] = NSNumber(value: item.isTombstone ? 1 : 0)
-            dictionary["musr"] = Data()
+            dictionary[.tombstone] = NSNumber(value: item.isTombstone ? 1 : 0)
+            dictionary[.multiUser] = Data()
         }
         return dictionary
     }

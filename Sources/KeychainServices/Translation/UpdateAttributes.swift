@@ -14,16 +14,16 @@ enum UpdateAttributes {
             case "v_Data":
                 guard case .data(let data) = value else { throw .param("kSecValueData is not data") }
                 changes.secret = data
-            case "nleg", "musr":
+            case AttributeName.noLegacy.code, AttributeName.multiUser.code:
                 continue
-            case "clip", "ggrp":
+            case AttributeName.appClipItem.code, AttributeName.sharingGroup.code:
                 throw .param("\(name) cannot be changed")
-            case "accc":
+            case AttributeName.accessControl.code:
                 guard case .accessControl(let c) = value else { throw .param("kSecAttrAccessControl is not a SecAccessControl") }
                 control = c
-            case "sync":
+            case AttributeName.synchronizable.code:
                 guard let flag = value.looseBoolean else { throw .param("kSecAttrSynchronizable is not a boolean") }
-                changes.attributes["sync"] = .number(flag ? 1 : 0)
+                changes.attributes[.synchronizable] = .number(flag ? 1 : 0)
             default:
                 guard name.utf8.count == 4, let attribute = itemClass.schema[name], !SecretServiceAttributes.privateNames.contains(name) else {
                     throw SecStatusError(errSecNoSuchAttr, "\(name) is not an attribute that can be updated")
@@ -35,14 +35,14 @@ enum UpdateAttributes {
             }
         }
         if let control {
-            if changes.attributes["pdmn"] != nil { throw .param("kSecAttrAccessible and kSecAttrAccessControl conflict") }
-            if control.hasConstraints, (changes.attributes["sync"] ?? querySync) == .number(1) {
+            if changes.attributes[.accessible] != nil { throw .param("kSecAttrAccessible and kSecAttrAccessControl conflict") }
+            if control.hasConstraints, (changes.attributes[.synchronizable] ?? querySync) == .number(1) {
                 throw .param("an item with an access-control constraint cannot be synchronizable")
             }
-            changes.attributes["pdmn"] = .string(control.protection)
+            changes.attributes[.accessible] = .string(control.protection)
             changes.accessControlFlags = UInt64(control.flags.rawValue)
         }
-        if let pdmn = changes.attributes["pdmn"], !accessibilityClasses.contains(pdmn.utf8String ?? "") {
+        if let pdmn = changes.attributes[.accessible], !accessibilityClasses.contains(pdmn.utf8String ?? "") {
             throw .param("kSecAttrAccessible has a value that is not an accessibility class")
         }
         return changes

@@ -19,12 +19,12 @@ extension KeychainDatabase.Session {
         let itemClass = item.itemClass
         var attributes = try completedAttributes(item, caller: caller)
         if isReplica {
-            for name in ["cdat", "mdat"] where item.attributes[name] != nil { attributes[name] = item.attributes[name] }
+            for name in [AttributeName.creationDate.code, AttributeName.modificationDate.code] where item.attributes[name] != nil { attributes[name] = item.attributes[name] }
         }
         try Self.checkSizes(attributes, secret: item.secret)
         let keyClass = try Self.keyClass(of: attributes)
         _ = try keys.keys(for: keyClass)  // locked: fail before anything else, as Apple does
-        attributes["sha1"] = .data(Self.digest(attributes, secret: item.secret))
+        attributes[.sha1] = .data(Self.digest(attributes, secret: item.secret))
 
         let persistentID = KeychainCrypto.randomBytes(16)
         // The caller marker (`SecTrustedApplicationCreateFromPath(nil)`) names this process when it
@@ -65,23 +65,23 @@ extension KeychainDatabase.Session {
         guard !caller.accessGroups.isEmpty, !caller.writableGroups.isEmpty else {
             throw StoreError(.missingEntitlement, "the caller has no writable access group")
         }
-        if let group = attributes["agrp"] {
+        if let group = attributes[.accessGroup] {
             guard case .string(let name) = group, name != Caller.tokenGroup,
                   caller.isUnrestricted || writable.contains(name) else {
                 throw StoreError(.missingEntitlement, "the caller may not write to the access group it named")
             }
         } else {
             guard let first = writable.first else { throw StoreError(.missingEntitlement, "the caller has no default access group") }
-            attributes["agrp"] = .string(first)
+            attributes[.accessGroup] = .string(first)
         }
-        if attributes["pdmn"] == nil {
+        if attributes[.accessible] == nil {
             // Apple's default: WhenUnlocked, but Always for certificates (`SecItemDb.c`'s `query_pre_add`).
-            attributes["pdmn"] = .string(item.itemClass == .certificate ? KeyClass.always.rawValue : KeyClass.whenUnlocked.rawValue)
+            attributes[.accessible] = .string(item.itemClass == .certificate ? KeyClass.always.rawValue : KeyClass.whenUnlocked.rawValue)
         }
-        if attributes["sync"] == nil { attributes["sync"] = .number(0) }
+        if attributes[.synchronizable] == nil { attributes[.synchronizable] = .number(0) }
         let now = Date()
-        attributes["cdat"] = .date(now)
-        attributes["mdat"] = .date(now)
+        attributes[.creationDate] = .date(now)
+        attributes[.modificationDate] = .date(now)
         for attribute in item.itemClass.schema.attributes where attributes[attribute.name] == nil && !attribute.isHiddenWhenUnset {
             if let value = attribute.defaultValue { attributes[attribute.name] = value }
         }
@@ -89,7 +89,7 @@ extension KeychainDatabase.Session {
     }
 
     static func keyClass(of attributes: [String: AttributeValue]) throws(StoreError) -> KeyClass {
-        guard case .string(let name)? = attributes["pdmn"], let keyClass = KeyClass(rawValue: name) else {
+        guard case .string(let name)? = attributes[.accessible], let keyClass = KeyClass(rawValue: name) else {
             throw StoreError(.invalidParameter, "kSecAttrAccessible has a value that is not an accessibility class")
         }
         return keyClass

@@ -20,7 +20,7 @@ extension KeychainDatabase {
 
 extension KeychainDatabase.Session {
     /// What a tombstone keeps: the primary key, the dates, the accessibility, the group.
-    private static let tombstoneKeeps: Set<String> = ["cdat", "mdat", "pdmn", "agrp", "sync"]
+    private static let tombstoneKeeps: Set<String> = [AttributeName.creationDate.code, AttributeName.modificationDate.code, AttributeName.accessible.code, AttributeName.accessGroup.code, AttributeName.synchronizable.code]
 
     func delete(_ query: ItemQuery, caller: Caller, makeTombstones: Bool, authorize: ItemAuthorization? = nil) throws(StoreError) -> Int {
         var query = query
@@ -49,7 +49,7 @@ extension KeychainDatabase.Session {
     private func bury(_ item: StoredItem) throws(StoreError) {
         let primaryKey = Set(item.itemClass.schema.primaryKey.map(\.name))
         var attributes = item.attributes.filter { primaryKey.contains($0.key) || Self.tombstoneKeeps.contains($0.key) }
-        attributes["mdat"] = .date(Self.laterDate(after: item.attributes["mdat"]))
+        attributes[.modificationDate] = .date(Self.laterDate(after: item.attributes[.modificationDate]))
         let keyClass = try Self.keyClass(of: attributes)
         try store(item, attributes: attributes, keyClass: keyClass, secret: nil, accessControlFlags: nil, access: nil, tombstone: true)
     }

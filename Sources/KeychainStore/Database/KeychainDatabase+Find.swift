@@ -42,7 +42,7 @@ extension KeychainDatabase.Session {
         guard !caller.accessGroups.isEmpty, !groups.isEmpty else {
             throw StoreError(.missingEntitlement, "the caller has no access groups")
         }
-        if let explicit = query.criteria["agrp"] {
+        if let explicit = query.criteria[.accessGroup] {
             guard caller.isUnrestricted || groups.contains(where: { AttributeValue.string($0) == explicit }) else {
                 throw StoreError(.missingEntitlement, "the caller may not use the access group it named")
             }
@@ -55,7 +55,7 @@ extension KeychainDatabase.Session {
     /// names few items, a service may name thousands. Without statistics SQLite's planner picks
     /// among equally constrained indexes arbitrarily (it chose the service's, reading every item
     /// of a service to find one account), and statistics would have to be kept up to date.
-    static let indexPreference = ["acct", "srvr", "svce", "sha1", "alis", "path", "sdmn", "atyp", "type", "port", "ptcl"]
+    static let indexPreference = [AttributeName.account.code, AttributeName.server.code, AttributeName.service.code, AttributeName.sha1.code, AttributeName.alias.code, AttributeName.path.code, AttributeName.securityDomain.code, AttributeName.authenticationType.code, AttributeName.type.code, AttributeName.port.code, AttributeName.protocol.code]
 
     /// `INDEXED BY` the most selective indexed attribute among the criteria, if any; none when
     /// a persistent reference (unique) names the item.
@@ -118,8 +118,8 @@ extension KeychainDatabase.Session {
         let itemClass = query.itemClass
         let schema = itemClass.schema
         var criteria = query.criteria
-        if criteria["sync"] == nil, !query.matchAnySynchronizable, query.persistentReference == nil {
-            criteria["sync"] = .number(0)
+        if criteria[.synchronizable] == nil, !query.matchAnySynchronizable, query.persistentReference == nil {
+            criteria[.synchronizable] = .number(0)
         }
         let names = criteria.keys.sorted()
         var values: [SQLiteValue] = [.integer(query.tombstone == true ? 1 : 0)]
@@ -135,7 +135,7 @@ extension KeychainDatabase.Session {
         case .rowID(_, let row)?: selection.reference = 2; values.append(.integer(row))
         case nil: break
         }
-        if let agrp = schema["agrp"] {
+        if let agrp = schema[.accessGroup] {
             for group in groups ?? [] { values.append(.blob(try indexHash(itemClass, agrp, .string(group)))) }
             for group in excluding { values.append(.blob(try indexHash(itemClass, agrp, .string(group)))) }
             selection.groups = groups?.count ?? 0
@@ -178,10 +178,10 @@ extension KeychainDatabase.Session {
                   stored.matches(wanted, as: attribute.kind) else { return false }
         }
         if !caller.isUnrestricted {
-            guard case .string(let group)? = item.attributes["agrp"], caller.accessGroups.contains(group) else { return false }
+            guard case .string(let group)? = item.attributes[.accessGroup], caller.accessGroups.contains(group) else { return false }
         }
         if let host = query.hostOrSubdomain {
-            guard let server = item.attributes["srvr"].flatMap(\.utf8String),
+            guard let server = item.attributes[.server].flatMap(\.utf8String),
                   server == host || server.hasSuffix("." + host) else { return false }
         }
         return true

@@ -41,7 +41,7 @@ extension KeychainDatabase.Session {
     static func digest(_ attributes: [String: AttributeValue], secret: Data?) -> Data {
         var writer = ByteWriter()
         var hashed = attributes
-        hashed["sha1"] = nil
+        hashed[.sha1] = nil
         AttributeCodec.encode(hashed, into: &writer)
         var bytes = Data(writer.bytes)
         if let secret { bytes.append(secret) }
@@ -88,7 +88,7 @@ extension KeychainDatabase.Session {
         let cipher = RowCipher(table: itemClass.rawValue, persistentID: persistentID, keyClass: keyClass,
                                tombstone: tomb != 0, format: format)
         let metadata = try cipher.openMetadata(sealedMetadata, keys: classKeys)
-        guard metadata.attributes["pdmn"] == .string(keyClass.rawValue) else {
+        guard metadata.attributes[.accessible] == .string(keyClass.rawValue) else {
             throw StoreError(.decode, "an item's accessibility does not match its key class")
         }
         var secret: Data?

@@ -20,7 +20,7 @@ package typealias ItemAuthorization = ([StoredItem]) throws(StoreError) -> Void
 
 extension KeychainDatabase.Session {
     /// The key attributes an update may not change (extractability and sensitivity).
-    static let fixedKeyAttributes: Set<String> = ["extr", "sens", "asen", "next"]
+    static let fixedKeyAttributes: Set<String> = [AttributeName.isExtractable.code, AttributeName.isSensitive.code, AttributeName.wasAlwaysSensitive.code, AttributeName.wasNeverExtractable.code]
 
     func update(_ query: ItemQuery, with changes: ItemChanges, caller: Caller, authorize: ItemAuthorization? = nil) throws(StoreError) -> Int {
         var query = query
@@ -32,7 +32,7 @@ extension KeychainDatabase.Session {
             throw StoreError(.invalidParameter, "a key's kSecAttrIsExtractable and kSecAttrIsSensitive cannot be changed")
         }
         let groups = try readableGroups(query, caller: caller, forWriting: true)
-        if let group = changes.attributes["agrp"] {
+        if let group = changes.attributes[.accessGroup] {
             guard case .string(let name) = group, name != Caller.tokenGroup,
                   caller.isUnrestricted || caller.writableGroups.contains(name) else {
                 throw StoreError(.missingEntitlement, "the caller may not move items to the access group it named")
@@ -60,10 +60,10 @@ extension KeychainDatabase.Session {
                       accessControlFlags: item.accessControlFlags, access: access, tombstone: false)
             return
         }
-        if !changes.isReplica || changes.attributes["mdat"] == nil {
-            attributes["mdat"] = .date(Self.laterDate(after: item.attributes["mdat"]))
+        if !changes.isReplica || changes.attributes[.modificationDate] == nil {
+            attributes[.modificationDate] = .date(Self.laterDate(after: item.attributes[.modificationDate]))
         }
-        attributes["sha1"] = .data(Self.digest(attributes, secret: secret))
+        attributes[.sha1] = .data(Self.digest(attributes, secret: secret))
         let keyClass = try Self.keyClass(of: attributes)
         if !changes.isReplica, Self.changesKey(item.itemClass, from: item.attributes, to: attributes) {
             try checkKeyFree(item.itemClass, attributes: attributes, excluding: item.rowID)

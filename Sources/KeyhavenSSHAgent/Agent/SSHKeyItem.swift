@@ -66,23 +66,23 @@ package struct SSHKeyItem: Sendable, Equatable {
         record.bool(inTPM)
         record.uint32(UInt32(namespaces.count))
         for namespace in namespaces { record.text(namespace) }
-        return [
-            "svce": .string(Self.service), "acct": .string(account), "agrp": .string(Self.group),
-            "labl": .string(comment.isEmpty ? "SSH key \(account)" : comment), "desc": .string(Self.kind),
-            "gena": .data(Data(record.bytes)),
-            "pdmn": .string((inTPM ? KeyClass.whenUnlockedThisDeviceOnly : KeyClass.whenUnlocked).rawValue), "sync": .number(0),
-        ]
+        return .named([
+            .service: .string(Self.service), .account: .string(account), .accessGroup: .string(Self.group),
+            .label: .string(comment.isEmpty ? "SSH key \(account)" : comment), .description: .string(Self.kind),
+            .generic: .data(Data(record.bytes)),
+            .accessible: .string((inTPM ? KeyClass.whenUnlockedThisDeviceOnly : KeyClass.whenUnlocked).rawValue), .synchronizable: .number(0),
+        ])
     }
 
     /// The criteria that find every SSH key item.
-    package static var criteria: [String: AttributeValue] { ["svce": .string(service), "agrp": .string(group)] }
+    package static var criteria: [String: AttributeValue] { .named([.service: .string(service), .accessGroup: .string(group)]) }
 
     /// A query for every SSH key item, or the one of `account` (a fingerprint), synchronizable or
     /// not: a key synced from another device is as much the user's.
     package static func query(account: String? = nil) -> ItemQuery {
         var query = ItemQuery(itemClass: .genericPassword)
         query.criteria = criteria
-        if let account { query.criteria["acct"] = .string(account) }
+        if let account { query.criteria[.account] = .string(account) }
         query.matchAnySynchronizable = true
         query.limit = nil
         return query
@@ -90,7 +90,7 @@ package struct SSHKeyItem: Sendable, Equatable {
 
     /// The key an item's attributes describe; nil for an item that is not one (or is damaged).
     package init?(attributes: [String: AttributeValue]) {
-        guard attributes["svce"] == .string(Self.service), case .data(let data)? = attributes["gena"] else { return nil }
+        guard attributes[.service] == .string(Self.service), case .data(let data)? = attributes[.generic] else { return nil }
         var reader = SSHReader(Array(data))
         guard (try? reader.byte()) == 1, let blob = try? reader.string(), let origin = (try? reader.byte()).flatMap(Origin.init),
               let confirm = try? reader.bool(), let inTPM = try? reader.bool(), let count = try? reader.uint32(), count <= 64 else {
@@ -101,9 +101,9 @@ package struct SSHKeyItem: Sendable, Equatable {
             guard let namespace = try? reader.text() else { return nil }
             namespaces.append(namespace)
         }
-        guard reader.isAtEnd, attributes["acct"] == .string(SSHPublicKey.fingerprint(of: blob)) else { return nil }
+        guard reader.isAtEnd, attributes[.account] == .string(SSHPublicKey.fingerprint(of: blob)) else { return nil }
         var comment = ""
-        if case .string(let label)? = attributes["labl"], label != "SSH key \(SSHPublicKey.fingerprint(of: blob))" { comment = label }
+        if case .string(let label)? = attributes[.label], label != "SSH key \(SSHPublicKey.fingerprint(of: blob))" { comment = label }
         self.init(publicBlob: blob, comment: comment, confirm: confirm, origin: origin, inTPM: inTPM, namespaces: namespaces)
     }
 }
