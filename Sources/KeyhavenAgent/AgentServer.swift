@@ -68,13 +68,13 @@ package final class AgentServer: Sendable {
         let staging = socket.folder + "/.agent-\(getpid()).sock"
         let address = try AgentSocket.address(staging)
         _ = try AgentSocket.address(socket.path)  // the name it is renamed to must fit too
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = System.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw StoreError(.notAvailable, "cannot make a socket: \(String(cString: strerror(errno)))") }
         unlink(staging)
         let previousMask = umask(0o177)  // the socket file is created 0600
         let bound = AgentSocket.withAddress(address) { bind(fd, $0, $1) }
         umask(previousMask)
-        guard bound == 0, Glibc.listen(fd, 64) == 0, rename(staging, socket.path) == 0 else {
+        guard bound == 0, System.listen(fd, 64) == 0, rename(staging, socket.path) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
             unlink(staging)

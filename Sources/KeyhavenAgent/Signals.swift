@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Dispatch
 
 /// The agent's stop request: SIGTERM, SIGINT or a `shutdown` request. The signal sources are
@@ -11,11 +15,11 @@ final class StopRequest: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
 
     init() {
-        Glibc.signal(SIGPIPE, SIG_IGN)
+        System.ignore(SIGPIPE)
         let semaphore = self.semaphore
         sources = [SIGTERM, SIGINT].map { sig -> any DispatchSourceSignal in
             // The default action goes first (Dispatch's own handling takes over on resume).
-            Glibc.signal(sig, SIG_IGN)
+            System.ignore(sig)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler { semaphore.signal() }
             source.resume()

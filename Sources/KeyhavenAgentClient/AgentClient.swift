@@ -24,7 +24,7 @@ package final class AgentClient {
         try socket.verifyFolder()
         // Close-on-exec: a program this process runs does not inherit the connection (the agent
         // would take requests on it as tampered, docs/access.md).
-        fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        fd = System.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw StoreError(.notAvailable, "cannot make a socket: \(String(cString: strerror(errno)))") }
         let address: sockaddr_un
         do throws(StoreError) { address = try AgentSocket.address(socket.path) } catch {

@@ -56,7 +56,7 @@ package struct PollBudget: Sendable {
     package static func poll(_ descriptors: inout [pollfd], budget: UInt64, since start: UInt64) -> Bool {
         guard budget > 0, !descriptors.isEmpty else { return false }
         while true {
-            if Glibc.poll(&descriptors, nfds_t(descriptors.count), 0) > 0 { return true }
+            if System.poll(&descriptors, nfds_t(descriptors.count), 0) > 0 { return true }
             if MonotonicClock.nanoseconds() &- start >= budget { return false }
             sched_yield()
         }

@@ -78,7 +78,7 @@ package enum PasswordInput {
         var byte: UInt8 = 0
         var readAny = false
         while true {
-            let n = Glibc.read(fd, &byte, 1)
+            let n = System.read(fd, &byte, 1)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             readAny = true

@@ -15,6 +15,8 @@ import ServiceLifecycle
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// `keyhaven-sync-server`: serves sync accounts from a PostgreSQL database. It creates and

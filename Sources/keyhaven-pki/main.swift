@@ -6,6 +6,8 @@
 // answers the passphrase prompt (``SSHAskpass``).
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 import Foundation
 import KeyhavenCLI

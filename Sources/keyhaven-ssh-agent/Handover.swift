@@ -33,5 +33,5 @@ struct Handover: Sendable {
         kh_send_descriptor(fd, SSHHandover.removeAllKeys.rawValue, -1) == 0
     }
 
-    func close() { _ = Glibc.close(fd) }
+    func close() { _ = System.close(fd) }
 }

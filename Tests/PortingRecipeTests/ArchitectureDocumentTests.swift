@@ -95,6 +95,22 @@ struct ArchitectureDocumentTests {
         }
     }
 
+    @Test("The C library is imported as Glibc or Musl, never one alone, and named only in a module's System.swift")
+    func platformImports() throws {
+        let sources = SourceTree.root + "/Sources"
+        let files = try #require(FileManager.default.enumerator(atPath: sources)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        for file in files {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            if text.contains("import Glibc") {
+                #expect(text.contains("#if canImport(Glibc)\nimport Glibc\n#elseif canImport(Musl)\nimport Musl\n#endif"), "\(file)")
+            }
+            guard !file.hasSuffix("/System.swift") else { continue }
+            for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                #expect(!line.contains("Glibc.") && !line.contains("Musl."), "\(file): \(line) (call it through the module's System)")
+            }
+        }
+    }
+
     @Test("Each module's sources import only the package's modules its line in docs/architecture.md allows: the layers point down")
     func importsFollowTheLayers() throws {
         let folders = try PackageModules.current.get().folders

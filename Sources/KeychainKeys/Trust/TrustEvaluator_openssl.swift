@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 // Implementation-only: a target that sees Keyhaven's modules without depending on them has no map
 // of its C modules (docs/architecture.md); no type here stores a C type.

@@ -127,7 +127,7 @@ enum KeychainFile {
     /// Whether the file at `path` is a keychain, by its first bytes alone (nothing opens or
     /// changes it): an SQLite database whose application id is "KHVN".
     static func isKeychain(_ path: String) -> Bool {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = System.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var header = [UInt8](repeating: 0, count: 72)
@@ -213,7 +213,7 @@ enum KeychainFile {
         let kdf = try password.map { _ throws(StoreError) in try PasswordKDF.calibrated() }
         let passwordKey = try password.flatMap { (pw: [UInt8]) throws(StoreError) in try kdf?.deriveKey(from: pw) }
         let temporary = path + ".new-\(getpid())-\(UInt32.random(in: .min ... .max))"
-        let fd = Glibc.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let fd = System.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FileSecurity.error(errno, "cannot create \(temporary)") }
         close(fd)
         defer {

@@ -17,7 +17,7 @@ package enum ProcessFile {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16384)
         while true {
-            let count = Glibc.read(fd, &buffer, buffer.count)
+            let count = System.read(fd, &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { return nil }
             if count == 0 { return bytes }
