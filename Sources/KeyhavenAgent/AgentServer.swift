@@ -6,6 +6,7 @@ import Musl
 import CHardening
 import Dispatch
 import FoundationEssentials
+import KeychainModel
 import KeychainStore
 import KeyhavenAgentClient
 import Synchronization

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Dispatch
+import KeychainModel
 
 /// The agent's stop request: SIGTERM, SIGINT or a `shutdown` request. The signal sources are
 /// installed when this is made, before the socket is published, so a SIGTERM sent as soon as the

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import KeychainModel
 
 /// How soon something usually comes (a moving average), and how long that makes it worth polling
 /// for it instead of sleeping: the client waiting for an answer (``AnswerWait``) and the agent's

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import KeychainModel
 
 /// Whole writes on a blocking stream socket, for both ends of the agent's connections (reads:
 /// ``FrameReader``).

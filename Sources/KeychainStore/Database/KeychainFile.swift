@@ -5,6 +5,7 @@ import Musl
 #endif
 import Crypto
 import FoundationEssentials
+import KeychainModel
 
 /// Creating and opening keychain files.
 ///

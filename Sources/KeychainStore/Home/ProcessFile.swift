@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import KeychainModel
 
 /// Reads what the kernel says of another process (`/proc/PID/...`): files that have no size to
 /// ask for, read to their end.
