@@ -19,8 +19,7 @@ extension KeychainAccessSession {
 
     /// The item's secret, with the keychain's password (nil or empty for a keychain without one).
     package func reveal(_ row: ItemRow, password: [UInt8]?) throws(StoreError) -> [UInt8] {
-        let items = try administer(row, password: password, .reveal)
-        guard let secret = items.first?.secret else { throw StoreError(.itemNotFound, "This item's data never leaves the agent.") }
+        guard let secret = try administer(row, password: password, .reveal).item().secret else { throw StoreError(.itemNotFound, "This item's data never leaves the agent.") }
         return Array(secret)
     }
 
@@ -28,11 +27,11 @@ extension KeychainAccessSession {
     package func update(_ row: ItemRow, label: String, account: String, comment: String, password: [UInt8]?) throws(StoreError) {
         var attributes: [String: AttributeValue] = .named([.label: .string(label), .comment: .string(comment)])
         if row.itemClass.isPassword { attributes[.account] = .string(account) }
-        _ = try administer(row, password: password, .update(attributes: attributes))
+        try administer(row, password: password, .update(attributes: attributes))
     }
 
     package func delete(_ row: ItemRow, password: [UInt8]?) throws(StoreError) {
-        _ = try administer(row, password: password, .delete)
+        try administer(row, password: password, .delete)
     }
 
     /// Changes who may use the item: every program, or the trusted programs listed (by path).
@@ -99,17 +98,18 @@ extension KeychainAccessSession {
         guard let key = try session.send(.find(keychains: [row.keychainPath], query: keys, caller: session.caller, withSecrets: false)).items().first else {
             throw StoreError(.itemNotFound, "This certificate's private key is not in its keychain.")
         }
-        let revealed = try administer(ItemRow(key, keychainPath: row.keychainPath), password: keychainPassword, .reveal)
-        guard let stored = revealed.first, stored.secret != nil else {
+        let stored = try administer(ItemRow(key, keychainPath: row.keychainPath), password: keychainPassword, .reveal).item()
+        guard stored.secret != nil else {
             throw StoreError(.notAvailable, "This identity's private key cannot leave the keychain (it is not extractable).")
         }
         let privateKey = try StoredKeyOperation.storedKey(stored)
         return try Self.encode([.identity(PKCS12Identity(privateKey: privateKey, certificate: certificate))], format: .pkcs12, passphrase: passphrase)
     }
 
-    private func administer(_ row: ItemRow, password: [UInt8]?, _ action: ItemAdministration) throws(StoreError) -> [StoredItem] {
+    @discardableResult
+    private func administer(_ row: ItemRow, password: [UInt8]?, _ action: ItemAdministration) throws(StoreError) -> AgentAnswer {
         try session.send(.administer(keychain: row.keychainPath, reference: row.persistentReference, password: Self.data(password),
-                                     action: action)).items()
+                                     action: action))
     }
 
     private static func data(_ password: [UInt8]?) -> Data? { password.flatMap { $0.isEmpty ? nil : Data($0) } }

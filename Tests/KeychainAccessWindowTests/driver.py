@@ -61,7 +61,8 @@ def name_of(node):
         return None
 
 def named(node, role):
-    return [name_of(n) for n in every(node, lambda n: n.getRoleName() == role)]
+    # A row being rebuilt can be gone by the time its name is read (None): it names nothing.
+    return [name for name in (name_of(n) for n in every(node, lambda n: n.getRoleName() == role)) if name is not None]
 
 def texts(node, name):
     # The texts of the controls named `name` (a value label is named by its caption).
