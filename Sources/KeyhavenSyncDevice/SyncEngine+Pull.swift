@@ -90,10 +90,19 @@ extension SyncEngine {
     /// Pulls what is new, verifies it all or nothing, keeps it; how many entries.
     func pull(_ context: inout RoundContext, client: SyncClient, cache: LogCache) async throws(SyncEngineError) -> Int {
         var count = 0
+        // The last long poll's answer, taken once, when it starts where this pull does.
+        var polled = self.polled.withLock { kept in
+            defer { kept = nil }
+            return kept.flatMap { $0.after == context.log.head.sequence ? $0.batch : nil }
+        }
         while true {
             let batch: LogBatch
             do {
-                batch = try await client.pull(context.state.account, after: context.log.head.sequence, as: context.identity)
+                if let kept = polled {
+                    (batch, polled) = (kept, nil)
+                } else {
+                    batch = try await client.pull(context.state.account, after: context.log.head.sequence, as: context.identity)
+                }
             } catch where error.serverCode == "forbidden" {
                 // Kept by `syncNow`, the caller that owns this state.
                 context.state.isRefusedByServer = true
@@ -138,3 +147,4 @@ extension SyncEngine {
         }
     }
 }
+

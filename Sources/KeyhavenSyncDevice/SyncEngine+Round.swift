@@ -161,14 +161,19 @@ extension SyncEngine {
     }
 
     /// Waits up to `seconds` for the server to have entries after the verified head (a long
-    /// poll); whether it has. Nothing is applied: the next round pulls and verifies them.
+    /// poll); whether it has. Nothing is applied: the entries are kept for the next round, which
+    /// verifies them as its first pull instead of asking the server for them again.
     package func waitForRemoteChange(seconds: Int) async throws(SyncEngineError) -> Bool {
         guard let state = try states.load(), !state.isRemoved else { return false }
         let client = try Self.client(state.server, http: http), identity = try state.identity()
+        let batch: LogBatch
         do {
-            return try await !client.pull(state.account, after: state.pinned.sequence, wait: seconds, as: identity).entries.isEmpty
+            batch = try await client.pull(state.account, after: state.pinned.sequence, wait: seconds, as: identity)
         } catch {
             throw SyncEngineError(error)
         }
+        guard !batch.entries.isEmpty else { return false }
+        polled.withLock { $0 = (state.pinned.sequence, batch) }
+        return true
     }
 }

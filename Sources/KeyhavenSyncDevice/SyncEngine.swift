@@ -23,6 +23,10 @@ package final class SyncEngine: Sendable {
     /// it instead of verifying and opening the whole cached log again (the agent's rounds), as
     /// long as the head this device pinned is still the one it ended at.
     let remembered = Mutex<RoundContext?>(nil)
+    /// What the last long poll brought (``waitForRemoteChange(seconds:)``) and the sequence it
+    /// asked after: the next round's first pull, when it starts there, so a change crosses the
+    /// wire once. Verified like any pull, when the round takes it in.
+    let polled = Mutex<(after: UInt64, batch: LogBatch)?>(nil)
 
     package init(database: KeychainDatabase, home: KeychainHome, http: HTTPClient = SyncClient.defaultHTTP,
                  progress: (@Sendable (SyncProgress) -> Void)? = nil) {

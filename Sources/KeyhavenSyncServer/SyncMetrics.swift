@@ -11,6 +11,10 @@ package struct SyncMetrics: Sendable {
     /// Pushes stored, and the entries in them.
     let pushes: CoreMetrics.Counter
     let pushedEntries: CoreMetrics.Counter
+    /// Entries sent to devices in answer to pulls, and their bytes: how often a change crosses
+    /// the wire to the devices that take it.
+    let pulledEntries: CoreMetrics.Counter
+    let pulledBytes: CoreMetrics.Counter
     /// Pushes refused because the log moved on (the device pulls and pushes again).
     let conflicts: CoreMetrics.Counter
     /// Notifications this server sent (one a push or pairing message) and received.
@@ -33,6 +37,8 @@ package struct SyncMetrics: Sendable {
         openPolls = meter("keyhaven_sync_open_polls")
         pushes = counter("keyhaven_sync_pushes_total")
         pushedEntries = counter("keyhaven_sync_pushed_entries_total")
+        pulledEntries = counter("keyhaven_sync_pulled_entries_total")
+        pulledBytes = counter("keyhaven_sync_pulled_entry_bytes_total")
         conflicts = counter("keyhaven_sync_conflicts_total")
         notificationsSent = counter("keyhaven_sync_notifications_sent_total")
         notificationsReceived = counter("keyhaven_sync_notifications_received_total")

@@ -91,7 +91,12 @@ package struct SyncService: Sendable {
             head = found
             return (LogBatch(head: found, entries: []), false)
         }
-        return Self.ok(batch.wireBytes)
+        let bytes = batch.wireBytes
+        if !batch.entries.isEmpty {
+            store.metrics.pulledEntries.increment(by: batch.entries.count)
+            store.metrics.pulledBytes.increment(by: batch.entries.reduce(0) { $0 + $1.wireBytes.count })
+        }
+        return Self.ok(bytes)
     }
 
     /// Checks the request's device signature against the account's devices (their keys as
