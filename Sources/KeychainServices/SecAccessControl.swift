@@ -1,4 +1,5 @@
 import Foundation
+import KeychainModel
 
 /// Options for `SecAccessControlCreateWithFlags`, with Apple's bit values.
 public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
@@ -83,4 +84,4 @@ public func SecAccessControlCreateWithFlags(_ allocator: CFAllocator?, _ protect
 }
 
 /// The wire values `kSecAttrAccessible` accepts.
-let accessibilityClasses: Set<String> = ["ak", "ck", "dk", "aku", "cku", "dku", "akpu"]
+let accessibilityClasses = Set(KeyClass.allCases.map(\.rawValue))

@@ -83,7 +83,7 @@ extension SecretService {
         var bytes = SymmetricKey(size: SymmetricKeySize(bitCount: SecretPortal.secretByteCount * 8)).withUnsafeBytes { Data($0) }
         defer { bytes.resetBytes(in: 0..<bytes.count) }
         var attributes = query.criteria
-        attributes[.accessible] = .string("ck")
+        attributes[.accessible] = .string(KeyClass.afterFirstUnlock.rawValue)
         attributes[.label] = .string("Secret portal: \(appID)")
         attributes[.synchronizable] = .number(0)
         do {

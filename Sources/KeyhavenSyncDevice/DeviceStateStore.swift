@@ -49,7 +49,7 @@ struct DeviceStateStore: Sendable {
                 _ = try database.update(query, with: changes, caller: Self.caller)
             } catch where error.code == .itemNotFound {
                 var attributes = query.criteria
-                attributes[.accessible] = .string("cku")
+                attributes[.accessible] = .string(KeyClass.afterFirstUnlockThisDeviceOnly.rawValue)
                 attributes[.label] = .string("Keyhaven sync: this device's keys")
                 // Trusted by no application: only the sync engine, in its own process, reads it.
                 _ = try database.add(NewItem(itemClass: .genericPassword, attributes: attributes, secret: Data(bytes),

@@ -44,14 +44,19 @@ enum ItemPayload {
     static func digest(payload: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: payload)) }
 
     /// The accessibilities whose items sync: WhenUnlocked, AfterFirstUnlock, Always.
-    static let syncingAccessibilities = ["ak", "ck", "dk"]
+    static let syncingAccessibilities = [KeyClass.whenUnlocked, .afterFirstUnlock, .always].map(\.rawValue)
 
     /// The sync class of the item's accessibility: A for WhenUnlocked, C for AfterFirstUnlock and
     /// Always; nil for the ThisDeviceOnly ones, which never sync.
     static func syncClass(_ item: NewItem) -> SyncClass? {
         switch item.attributes[.accessible] {
-        case .string("ak"): return .a
-        case .string("ck"), .string("dk"), nil: return .c
+        case nil: return .c
+        case .string(let code)?:
+            switch KeyClass(rawValue: code) {
+            case .whenUnlocked: return .a
+            case .afterFirstUnlock, .always: return .c
+            default: return nil
+            }
         default: return nil
         }
     }
