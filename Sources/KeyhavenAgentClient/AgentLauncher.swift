@@ -33,6 +33,24 @@ package enum AgentLauncher {
         throw StoreError(.notAvailable, "keyhavend did not start; run it by hand to see why")
     }
 
+    /// Waits until the process `pid` has exited (gone, or a zombie no one has reaped yet); false
+    /// if it still runs after `limit`.
+    package static func waitForExit(_ pid: Int32, within limit: Duration) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        while clock.now < deadline {
+            guard kill(pid, 0) == 0 else { return errno == ESRCH }
+            // /proc/PID/stat: "PID (NAME) STATE ...", the state after the last ')'.
+            if let stat = try? FileSecurity.readSmallFile("/proc/\(pid)/stat", maximum: 4096),
+               let close = stat.lastIndex(of: UInt8(ascii: ")")), stat.index(close, offsetBy: 2) < stat.endIndex,
+               stat[stat.index(close, offsetBy: 2)] == UInt8(ascii: "Z") {
+                return true
+            }
+            usleep(10_000)
+        }
+        return false
+    }
+
     /// The agent executable: beside this one, else `keyhavend` on the PATH.
     package static var agentExecutable: String {
         var buffer = [CChar](repeating: 0, count: 4096)

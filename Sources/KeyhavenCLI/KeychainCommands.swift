@@ -257,13 +257,19 @@ struct AgentCommand: ParsableCommand {
                     printLine("keyhavend is not running")
                     return
                 }
+                let pid = client.agentProcessID
                 do throws(StoreError) {
                     _ = try client.send(.shutdown)
                 } catch where error.code == .wrongVersion || error.code == .notAvailable || error.code == .authFailed {
                     // An agent of another protocol version answers with an error or hangs up, and
                     // one beside another keyhaven takes its stop request from its own keyhaven
                     // only; every agent stops on the user's SIGTERM.
-                    guard let pid = client.agentProcessID, kill(pid, SIGTERM) == 0 else { throw error }
+                    guard let pid, kill(pid, SIGTERM) == 0 else { throw error }
+                }
+                // Stopped means gone: an `agent start` right after must not find the old agent
+                // still on its socket, refuse to start beside it, and then see it exit.
+                if let pid, !AgentLauncher.waitForExit(pid, within: .seconds(10)) {
+                    throw StoreError(.notAvailable, "keyhavend (pid \(pid)) was asked to stop and is still running")
                 }
                 printLine("keyhavend stopped")
             case .status:
