@@ -94,7 +94,8 @@ package struct SyncService: Sendable {
         let bytes = batch.wireBytes
         if !batch.entries.isEmpty {
             store.metrics.pulledEntries.increment(by: batch.entries.count)
-            store.metrics.pulledBytes.increment(by: batch.entries.reduce(0) { $0 + $1.wireBytes.count })
+            // The answer's bytes past its head: the entries as sent, without encoding them again.
+            store.metrics.pulledBytes.increment(by: bytes.count - LogBatch(head: batch.head, entries: []).wireBytes.count)
         }
         return Self.ok(bytes)
     }
