@@ -184,7 +184,7 @@ let linuxTargets: [Target] = [
     // apply, push), the background loop, the device's state, pairing and recovery.
     .target(
         name: "KeyhavenSyncDevice",
-        dependencies: ["KeyhavenSyncCore", "KeychainStore", "KeychainModel",
+        dependencies: ["KeyhavenSyncCore", "KeychainStore", "KeychainModel", "KeyhavenAgentClient",
                        .product(name: "Crypto", package: "swift-crypto"),
                        .product(name: "AsyncHTTPClient", package: "async-http-client")],
         swiftSettings: strictSwift
@@ -193,7 +193,7 @@ let linuxTargets: [Target] = [
     // from it so that the agent, which runs the device side too, links no command-line code.
     .target(
         name: "KeyhavenSyncCommands",
-        dependencies: ["KeyhavenCLI", "KeyhavenSyncDevice", "KeyhavenSyncCore", "KeychainStore", "KeychainModel",
+        dependencies: ["KeyhavenCLI", "KeyhavenSyncDevice", "KeyhavenSyncCore", "KeychainStore", "KeychainModel", "KeyhavenAgentClient",
                        .product(name: "ArgumentParser", package: "swift-argument-parser")],
         swiftSettings: strictSwift
     ),
@@ -389,7 +389,7 @@ let linuxTargets: [Target] = [
     .testTarget(
         name: "KeyhavenAgentTests",
         dependencies: ["KeychainStore", "KeyhavenAgentClient", "KeyhavenAgent", "KeychainTestSupport", "keyhaven", "keyhaven-pki", "keyhavend",
-                       "keyhaven-test-helper", "keyhaven-ssh-agent"],
+                       "keyhaven-sync", "keyhaven-test-helper", "keyhaven-ssh-agent"],
         swiftSettings: strictSwift
     ),
     // The Secret Service provider with real clients on a private session bus.

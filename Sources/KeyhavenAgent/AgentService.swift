@@ -35,6 +35,8 @@ package struct AgentService: Sendable {
     let sessionKeychain = SessionKeychain()
     /// The SSH agent's standing approvals and its keys' last uses, in memory.
     let sshApprovals = SSHApprovalStore()
+    /// The background sync, for `keyhaven sync now` and `sync status` (installed by keyhavend).
+    package let sync = SyncHost()
 
     package init(home: KeychainHome, registry: KeychainRegistry = KeychainRegistry(), onChange: (@Sendable () -> Void)? = nil,
                  prompter: AccessPrompter = AccessPrompter(), fingerprints: FingerprintReader = FingerprintReader()) {
@@ -143,6 +145,9 @@ package struct AgentService: Sendable {
             // A request about the connection that carries it: AgentConnection answers it.
             throw StoreError(.invalidParameter, "an SSH agent is served on a connection of its own")
         case .sshUses(let revoke): return .sshUses(try SSHAgentHost.report(sshApprovals, revoking: revoke))
+        // Sync (SyncHost.swift)
+        case .syncNow: return .syncRound(try sync.round())
+        case .syncStatus(let staleAfter): return .syncStatus(try sync.status(staleAfter: staleAfter))
         // Keychains (AgentService+Keychains.swift)
         case .create(let keychain, let password): return try create(keychain, password: password)
         case .deleteKeychain(let keychain): return try deleteKeychain(keychain)

@@ -30,6 +30,10 @@ package enum AgentAnswer: Sendable {
     case grants([ApplicationGrant])
     /// `sshUses`: the SSH agent's approvals and its keys' last uses.
     case sshUses(SSHUseReport)
+    /// `syncNow`: what the round did.
+    case syncRound(SyncRoundSummary)
+    /// `syncStatus`: where the home is in sync; nil when it does not sync.
+    case syncStatus(SyncStatusSummary?)
 
     /// The case's name, as errors say it.
     package var kind: String {
@@ -47,6 +51,8 @@ package enum AgentAnswer: Sendable {
         case .provider: "provider"
         case .grants: "grants"
         case .sshUses: "sshUses"
+        case .syncRound: "syncRound"
+        case .syncStatus: "syncStatus"
         }
     }
 }
@@ -112,6 +118,16 @@ extension AgentAnswer {
     package func sshUses() throws(StoreError) -> SSHUseReport {
         guard case .sshUses(let report) = self else { throw mismatch("sshUses") }
         return report
+    }
+
+    package func syncRound() throws(StoreError) -> SyncRoundSummary {
+        guard case .syncRound(let summary) = self else { throw mismatch("syncRound") }
+        return summary
+    }
+
+    package func syncStatus() throws(StoreError) -> SyncStatusSummary? {
+        guard case .syncStatus(let summary) = self else { throw mismatch("syncStatus") }
+        return summary
     }
 
     private func mismatch(_ expected: String) -> StoreError {

@@ -6,7 +6,7 @@ extension AgentRequest: WireCodable {
     private enum Tag: UInt8 {
         case hello = 1, create, deleteKeychain, unlock, lock, status, changePassword, settings, setSettings
         case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo, provideSecretService, administer, tpmStatus
-        case createEnclaveKey, enclaveKeyOperation, setBound, serveSSHAgent, sshUses
+        case createEnclaveKey, enclaveKeyOperation, setBound, serveSSHAgent, sshUses, syncNow, syncStatus
     }
 
     /// The request's tag on the wire: the first byte of its body.
@@ -40,6 +40,8 @@ extension AgentRequest: WireCodable {
         case .setBound: tag = .setBound
         case .serveSSHAgent: tag = .serveSSHAgent
         case .sshUses: tag = .sshUses
+        case .syncNow: tag = .syncNow
+        case .syncStatus: tag = .syncStatus
         }
         return tag.rawValue
     }
@@ -47,7 +49,7 @@ extension AgentRequest: WireCodable {
     package func write(to w: inout ByteWriter) {
         w.u8(tag)
         switch self {
-        case .hello, .shutdown, .tpmStatus, .createEnclaveKey:
+        case .hello, .shutdown, .tpmStatus, .createEnclaveKey, .syncNow:
             break
         case .enclaveKeyOperation(let key, let request):
             key.write(to: &w); request.write(to: &w)
@@ -93,6 +95,8 @@ extension AgentRequest: WireCodable {
             w.optional(defaultLifetime.map(Int64.init)); w.optional(keychain); Int64(approvalMinutes).write(to: &w)
         case .sshUses(let revoke):
             w.optional(revoke)
+        case .syncStatus(let staleAfter):
+            staleAfter.write(to: &w)
         case .administer(let keychain, let reference, let password, let action):
             keychain.write(to: &w); reference.write(to: &w); w.optional(password); action.write(to: &w)
         }
@@ -141,6 +145,8 @@ extension AgentRequest: WireCodable {
             guard let minutes = UInt32(exactly: try Int64(from: &r)) else { throw CodecError(.malformed, "minutes out of range") }
             self = .serveSSHAgent(defaultLifetime: lifetime.map { UInt32($0) }, keychain: keychain, approvalMinutes: minutes)
         case .sshUses: self = .sshUses(revoke: try r.optional(SSHRevocation.self))
+        case .syncNow: self = .syncNow
+        case .syncStatus: self = .syncStatus(staleAfter: try UInt64(from: &r))
         case .administer:
             self = .administer(keychain: try String(from: &r), reference: try PersistentReference(from: &r), password: try r.optional(Data.self),
                                action: try ItemAdministration(from: &r))

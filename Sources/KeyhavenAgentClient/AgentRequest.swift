@@ -67,6 +67,14 @@ package enum AgentRequest: Sendable {
     /// The SSH agent's standing approvals and its keys' last uses, after revoking what `revoke`
     /// names. The administrator programs only (`keyhaven ssh approvals`, Keychain Access).
     case sshUses(revoke: SSHRevocation?)
+    /// A sync round now, by the agent's background sync on the keychain it holds (`keyhaven sync
+    /// now`: no password asked again). The administrator programs only. Answers a
+    /// ``SyncRoundSummary``.
+    case syncNow
+    /// Where the home is in sync (`keyhaven sync status`), warning of the devices not heard from
+    /// for more than `staleAfter` seconds. The administrator programs only. Answers a
+    /// ``SyncStatusSummary``, nil when the home does not sync.
+    case syncStatus(staleAfter: UInt64)
 }
 
 /// What `keyhaven-ssh-agent` sends after ``AgentRequest/serveSSHAgent(defaultLifetime:keychain:approvalMinutes:)``: one

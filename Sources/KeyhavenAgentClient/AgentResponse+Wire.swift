@@ -5,7 +5,7 @@ import KeychainModel
 extension AgentResponse: WireCodable {
     /// The u8 tag of each answer; never reuse one.
     private enum Tag: UInt8 {
-        case failure = 0, done, hello, item, items, status, settings, count, bytes, tpmStatus, enclaveKey, provider, grants, sshUses
+        case failure = 0, done, hello, item, items, status, settings, count, bytes, tpmStatus, enclaveKey, provider, grants, sshUses, syncRound, syncStatus
     }
 
     package func write(to w: inout ByteWriter) {
@@ -36,6 +36,8 @@ extension AgentResponse: WireCodable {
         case .provider(let pid): w.u8(Tag.provider.rawValue); pid.write(to: &w)
         case .grants(let grants): w.u8(Tag.grants.rawValue); w.array(grants)
         case .sshUses(let report): w.u8(Tag.sshUses.rawValue); report.write(to: &w)
+        case .syncRound(let summary): w.u8(Tag.syncRound.rawValue); summary.write(to: &w)
+        case .syncStatus(let summary): w.u8(Tag.syncStatus.rawValue); w.optional(summary)
         }
     }
 
@@ -62,6 +64,8 @@ extension AgentResponse: WireCodable {
         case .provider: self = .answer(.provider(pid: try Int32(from: &r)))
         case .grants: self = .answer(.grants(try r.array(of: ApplicationGrant.self)))
         case .sshUses: self = .answer(.sshUses(try SSHUseReport(from: &r)))
+        case .syncRound: self = .answer(.syncRound(try SyncRoundSummary(from: &r)))
+        case .syncStatus: self = .answer(.syncStatus(try r.optional(SyncStatusSummary.self)))
         }
     }
 

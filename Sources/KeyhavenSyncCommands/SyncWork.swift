@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KeychainModel
 import KeychainStore
+import KeyhavenAgentClient
 import KeyhavenCLI
 import KeyhavenSyncCore
 import KeyhavenSyncDevice
@@ -16,6 +17,41 @@ extension SyncDeviceOptions {
 /// `keyhaven sync ...`.
 package protocol SyncWork {
     func work() async throws
+}
+
+/// The agent that serves this home, when one runs (and `KEYHAVEN_AGENT` is not `off`): `sync
+/// now` and `sync status` go through it, on the keychain it holds unlocked, so the password it
+/// was given is not asked again. Without one they open the keychain in this process.
+func runningAgent() throws -> SyncAgent? {
+    do throws(StoreError) {
+        let home = try KeychainHome.current()
+        return try AgentDiscovery.socket(for: home).map { SyncAgent(socket: $0, home: home.path) }
+    } catch {
+        printError("keyhaven: sync: the agent could not be reached: \(error.message)")
+        throw ExitCode(Int32(UInt8(truncatingIfNeeded: error.code.appleStatus)))
+    }
+}
+
+/// The agent's socket for this home, and how a subcommand asks it.
+struct SyncAgent {
+    let socket: AgentSocket
+    let home: String
+
+    func send(_ request: AgentRequest) throws(StoreError) -> AgentAnswer {
+        try AgentConnectionPool.shared.send(request, socket: socket, home: home)
+    }
+
+    /// Runs `body`, turning the agent's failure into a message and the exit status, as
+    /// ``reporting(_:_:)`` does for a round in this process: the agent answers with the keychain
+    /// error whose Apple status is the engine error's.
+    func ask<T>(_ command: String, _ body: (SyncAgent) throws(StoreError) -> T) throws -> T {
+        do throws(StoreError) {
+            return try body(self)
+        } catch {
+            printError("keyhaven: sync \(command): \(error.message)")
+            throw ExitCode(Int32(UInt8(truncatingIfNeeded: error.code.appleStatus)))
+        }
+    }
 }
 
 /// The engine on this home's default keychain, opened in this process; with `showsProgress`, on a

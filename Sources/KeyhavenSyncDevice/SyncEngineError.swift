@@ -82,5 +82,11 @@ package struct SyncEngineError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The error as the agent answers it (to `syncNow`): the keychain error whose
+    /// Apple status is ``exitStatus``, so the command exits with the same status either way.
+    package var storeError: StoreError {
+        StoreError(StoreError.Code.all.first { $0.appleStatus == exitStatus } ?? .io, message)
+    }
+
     package var description: String { "\(code): \(message)" }
 }

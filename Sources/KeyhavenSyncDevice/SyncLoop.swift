@@ -60,6 +60,17 @@ package final class SyncLoop: Sendable {
         }
     }
 
+    /// A round asked for (`keyhaven sync now` through the agent), on the agent's keychain; it
+    /// takes turns with the background's rounds through the home's sync lock.
+    package func roundNow() async throws(SyncEngineError) -> SyncReport {
+        try await SyncEngine(database: try openKeychain(), home: home).syncNow()
+    }
+
+    /// The status (`keyhaven sync status` through the agent), read from the agent's keychain.
+    package func status(staleAfter: UInt64) throws(SyncEngineError) -> SyncStatusInfo? {
+        try SyncEngine(database: try openKeychain(), home: home).status(staleAfter: staleAfter)
+    }
+
     private func openKeychain() throws(SyncEngineError) -> KeychainDatabase {
         do {
             return try keychain()

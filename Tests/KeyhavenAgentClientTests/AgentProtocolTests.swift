@@ -67,6 +67,7 @@ struct AgentProtocolTests {
             .provideSecretService(busAddress: nil), .provideSecretService(busAddress: "unix:path=/run/user/1000/bus"),
             .serveSSHAgent(defaultLifetime: 60, keychain: "/k", approvalMinutes: 10), .serveSSHAgent(defaultLifetime: nil, keychain: nil, approvalMinutes: 0),
             .sshUses(revoke: nil), .sshUses(revoke: .approval(7)), .sshUses(revoke: .all),
+            .syncNow, .syncStatus(staleAfter: 7 * 86_400),
             .find(keychains: ["/a"], query: query, caller: caller, withSecrets: true, withAttributes: false),
         ]
     }
@@ -81,6 +82,11 @@ struct AgentProtocolTests {
     static let enclaveKey = EnclaveKeyData(publicKey: Data([4] + [UInt8](repeating: 1, count: 64)), object: TPMObjectBlob(publicArea: Data([1, 2]), privateArea: Data([3])),
                                            authorization: [UInt8](repeating: 9, count: 32))
 
+    static let syncStatus = SyncStatusSummary(
+        server: "https://sync.example", account: "a1", device: "d1", name: "laptop ✓", head: "1a2b-3c4d", sequence: 12, items: 7, epoch: 2,
+        isRemoved: false, refusal: .init(name: "fork detected", message: "two heads"),
+        staleDevices: [.init(id: "d2", name: "desk", lastHeartbeat: 1_800_000_000_000)])
+
     /// One response of every kind: each answer, and failures with and without a reason.
     static var responses: [AgentResponse] {
         [
@@ -94,6 +100,8 @@ struct AgentProtocolTests {
             .answer(.enclaveKey(enclaveKey)), .answer(.provider(pid: 99)),
             .answer(.grants([ApplicationGrant(application: TrustedApplication(path: "/bin/a", digest: Data(repeating: 1, count: 32)), groups: ["g"])])),
             .answer(.sshUses(sshUses)),
+            .answer(.syncRound(SyncRoundSummary(pulled: 1, pushed: 2, added: 3, changed: 4, deleted: 5, waiting: 6, head: "1a2b-3c4d"))),
+            .answer(.syncStatus(nil)), .answer(.syncStatus(syncStatus)),
             .failure(StoreError(.itemNotFound, "no such item")),
             .failure(StoreError(.interactionNotAllowed, "the keychain is locked", reason: .keychainLocked)),
         ]
@@ -152,8 +160,10 @@ struct AgentProtocolTests {
         #expect(try decoded[9].get().tpmStatus().maxTries == 32 && decoded[10].get().enclaveKey() == Self.enclaveKey)
         #expect(try decoded[11].get().provider() == 99 && decoded[12].get().grants().first?.groups == ["g"])
         #expect(try decoded[13].get().sshUses() == Self.sshUses)
-        #expect(decoded[14].error == StoreError(.itemNotFound, "no such item") && decoded[14].error?.reason == nil)
-        #expect(decoded[15].error?.code == .interactionNotAllowed && decoded[15].error?.reason == .keychainLocked)
+        #expect(try decoded[14].get().syncRound().waiting == 6 && decoded[14].get().syncRound().head == "1a2b-3c4d")
+        #expect(try decoded[15].get().syncStatus() == nil && decoded[16].get().syncStatus() == Self.syncStatus)
+        #expect(decoded[17].error == StoreError(.itemNotFound, "no such item") && decoded[17].error?.reason == nil)
+        #expect(decoded[18].error?.code == .interactionNotAllowed && decoded[18].error?.reason == .keychainLocked)
     }
 
     @Test("Every failure code and reason has its number on the wire, each once")
@@ -169,7 +179,7 @@ struct AgentProtocolTests {
         #expect(throws: StoreError.self) { try AgentFraming.decode(AgentResponse.self, from: unknownCode) }
         let unknownReason: [UInt8] = [AgentFraming.version, 0, 0, 1, UInt8(AgentResponse.reasons.count + 1), 0, 0, 0, 0]
         #expect(throws: StoreError.self) { try AgentFraming.decode(AgentResponse.self, from: unknownReason) }
-        #expect(throws: StoreError.self) { try AgentFraming.decode(AgentResponse.self, from: [AgentFraming.version, 0, 14]) }
+        #expect(throws: StoreError.self) { try AgentFraming.decode(AgentResponse.self, from: [AgentFraming.version, 0, 16]) }
     }
 
     @Test("An answer of another kind than the request's is an error, never an empty result")
@@ -186,7 +196,7 @@ struct AgentProtocolTests {
             request.write(to: &writer)
             #expect(writer.bytes.first == request.tag)
         }
-        #expect(Self.requests.map(\.tag) == [1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 18, 19, 19, 16, 20, 20, 26, 26, 27, 27, 27, 11])
+        #expect(Self.requests.map(\.tag) == [1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 18, 19, 19, 16, 20, 20, 26, 26, 27, 27, 27, 28, 29, 11])
     }
 
     @Test("Optionals and lists are the bytes docs/agent-protocol.md gives: a u8 flag, a u32 little-endian count")

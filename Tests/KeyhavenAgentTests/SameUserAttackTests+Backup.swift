@@ -6,7 +6,7 @@ import Testing
 /// use of an item passes over its access object: as the user, no program but the administrator
 /// programs gets either, the keychain's password in hand or not.
 extension SameUserAttackTests {
-    @Test("Only the keyhaven command gets a backup, and only with the keychain's password; only the administrator programs use an item by the keychain's password: another program of the user is refused even with it, a wrong password writes nothing")
+    @Test("Only the keyhaven command gets a backup, and only with the keychain's password; only the administrator programs use an item by the keychain's password: another program of the user is refused even with it, a wrong password writes nothing; only they ask the agent for a sync round or its sync status")
     func backupNeedsAdministratorAndPassword() throws {
         let v = try Victim()
         defer { v.finish() }
@@ -22,6 +22,11 @@ extension SameUserAttackTests {
         let revealed = try v.run(v.helper, ["reveal", socket, keychain, "vault pw"])
         #expect(revealed.output.contains("refused only the keyhaven programs may use an item with the keychain's password"),
                 "\(revealed.output) \(revealed.error)")
+        let syncStatus = try v.run(v.helper, ["sync-status", socket])
+        #expect(syncStatus.output.contains("refused only the keyhaven command and Keychain Access may ask the agent to sync or for its sync status"),
+                "\(syncStatus.output) \(syncStatus.error)")
+        let notSyncing = try v.session.keyhaven("sync", "status", "--json")
+        #expect(notSyncing.status == 0 && notSyncing.output == "{\"syncing\":false}\n", "\(notSyncing)")
         let guessed = try v.session.keyhaven("backup-keychain", "-p", "not the pw", "vault", folder + "/guessed")
         #expect(guessed.status == 51, "\(guessed)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)

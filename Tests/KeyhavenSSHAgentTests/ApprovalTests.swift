@@ -120,10 +120,10 @@ extension AgentProgramTests {
         import os, socket, struct
         path = os.path.join(os.environ["XDG_RUNTIME_DIR"], "keyhaven", "agent.sock")
         s = socket.socket(socket.AF_UNIX); s.connect(path)
-        body = bytes([10, 0, 27, 0])  # version 10, no home, sshUses, no revocation
+        body = bytes([11, 0, 27, 0])  # version 11, no home, sshUses, no revocation
         s.sendall(struct.pack(">I", len(body)) + body)
         header = s.recv(4, socket.MSG_WAITALL); reply = s.recv(struct.unpack(">I", header)[0], socket.MSG_WAITALL)
-        # version 10, no home, a failure (tag 0) whose code is authFailed (17)
-        print("refused" if reply[:4] == bytes([10, 0, 0, 17]) else "answered", reply[:80])
+        # version 11, no home, a failure (tag 0) whose code is authFailed (17)
+        print("refused" if reply[:4] == bytes([11, 0, 0, 17]) else "answered", reply[:80])
         """
 }

@@ -61,6 +61,7 @@ if arguments.count == 6, arguments[1] == "backup" {
     runAgentRequest(path: arguments[2], .backup(keychain: arguments[3], destination: arguments[4], password: Data(arguments[5].utf8)),
                     done: "backed up")
 }
+if arguments.count == 3, arguments[1] == "sync-status" { runAgentRequest(path: arguments[2], .syncStatus(staleAfter: 60), done: "answered") }
 if arguments.count > 1, arguments[1] == "groups" {
     print((SecAccessGroupsGetCurrent() as? [String] ?? []).joined(separator: ","))
     exit(0)
