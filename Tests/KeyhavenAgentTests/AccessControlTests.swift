@@ -25,7 +25,7 @@ struct AccessControlTests {
         /// `turns`: the agent's turns for look-ups (``LookUpTurns``; as many as the CPUs when nil).
         init(timeout: Int = 20, pinentry: String? = nil, turns: Int? = nil) throws {
             session = try UserKeychainSession(try LocalUser.make("keyhaven-access-user"),
-                                              executables: ["keyhaven", "keyhavend", "keyhaven-pki", "keyhaven-sync", "keyhaven-test-helper"])
+                                              executables: ["keyhaven", "keyhavend", "keyhaven-pki", "keyhaven-test-helper"])
             // As the kernel names it (the temporary folder's path may have a doubled slash); the
             // user's, since its pinentry writes there.
             folder = URL(fileURLWithPath: try session.user.makeFolder(prefix: "keyhaven-access")).resolvingSymlinksInPath().path

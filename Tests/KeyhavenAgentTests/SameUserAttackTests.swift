@@ -24,7 +24,7 @@ struct SameUserAttackTests {
 
         init() throws {
             session = try UserKeychainSession(try LocalUser.make("keyhaven-sameuser"),
-                                              executables: ["keyhaven", "keyhavend", "keyhaven-test-helper"])
+                                              executables: ["keyhaven", "keyhavend", "keyhaven-sync", "keyhaven-test-helper"])
             helper = session.binaries.path("keyhaven-test-helper")
             copy = session.binaries.path("other-program")
             try FileManager.default.copyItem(atPath: helper, toPath: copy)
