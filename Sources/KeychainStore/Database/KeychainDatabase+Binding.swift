@@ -16,23 +16,21 @@ extension KeychainDatabase {
         let passwordKey = try kdf.map { (kdf: PasswordKDF) throws(StoreError) in try kdf.deriveKey(from: password) }  // slow: outside the lock
         try withSession { session throws(StoreError) in
             guard session.kdf == kdf else { throw StoreError(.authFailed, "the password changed meanwhile; try again") }
-            guard !session.foreign else { throw StoreError(.interactionNotAllowed, "unlock the keychain on this machine first") }
-            guard (session.sealed != nil) != bound else { return }
+            guard !session.lock.isForeign else { throw StoreError(.interactionNotAllowed, "unlock the keychain on this machine first") }
+            guard (session.binding.seal != nil) != bound else { return }
             try session.unsealChecking(passwordKey: passwordKey)
             let keys = try session.allKeys(passwordKey: passwordKey)
             let (sealed, deviceKey) = bound
                 ? try HardwareBinding.bind(deviceKey: session.homeDeviceKey, passwordKey: passwordKey, keychainID: session.keychainID)
                 : (nil, session.homeDeviceKey)
             var next = session
-            next.deviceKey = deviceKey
+            next.binding = sealed.map { .unsealed($0, deviceKey: deviceKey) } ?? .unbound
             let writer = next
             let rekeyed = try session.writeTransaction { () throws(StoreError) in
                 try KeychainFile.writeSeal(writer.connection, sealed)
                 return try writer.rekey(keys, kdf: kdf, passwordKey: passwordKey, renewing: .every)
             }
-            session.deviceKey = deviceKey
-            session.sealed = sealed
-            session.unsealed = sealed != nil
+            session.binding = writer.binding
             session.adopt(rekeyed: rekeyed, kdf: kdf, passwordKey: passwordKey)
         }
     }

@@ -8,7 +8,8 @@ extension KeychainDatabase {
 
     package func status() -> Status {
         (try? withSession { session in
-            Status(hasPassword: session.kdf != nil, isUnlocked: session.unlocked, isForeign: session.foreign, isBound: session.sealed != nil)
+            Status(hasPassword: session.kdf != nil, isUnlocked: session.lock.isUnlocked, isForeign: session.lock.isForeign,
+                   isBound: session.binding.seal != nil)
         }) ?? Status(hasPassword: false, isUnlocked: false, isForeign: false)
     }
 
@@ -24,7 +25,7 @@ extension KeychainDatabase {
         let passwordKey = try kdf.deriveKey(from: password)  // slow: outside the lock
         try withSession { session throws(StoreError) in
             guard session.kdf == kdf else { throw StoreError(.authFailed, "the password changed meanwhile; try again") }
-            if session.foreign {
+            if session.lock.isForeign {
                 try session.adopt(passwordKey: passwordKey)
             } else {
                 try session.unseal(passwordKey: passwordKey)
@@ -32,8 +33,7 @@ extension KeychainDatabase {
                                               format: session.format, deviceKey: session.deviceKey, passwordKey: passwordKey)
                 session.keys.insertClassKeys(locking)
             }
-            session.unlocked = true
-            session.passwordKey = passwordKey
+            session.lock = .unlocked(kdf, passwordKey: passwordKey)
             // A format-1 keychain migrates at its first unlock, when every key is in memory; one
             // this process cannot write is used as it is.
             if session.format < KeychainSchema.formatVersion, session.keys.damaged.isEmpty { try? session.migrate() }
@@ -72,25 +72,21 @@ extension KeychainDatabase {
         let newKey = try newKDF.map { (kdf: PasswordKDF) throws(StoreError) in try kdf.deriveKey(from: new) }
         try withSession { session throws(StoreError) in
             guard session.kdf == kdf else { throw StoreError(.authFailed, "the password changed meanwhile; try again") }
-            guard !session.foreign else { throw StoreError(.interactionNotAllowed, "unlock the keychain on this machine first") }
+            guard !session.lock.isForeign else { throw StoreError(.interactionNotAllowed, "unlock the keychain on this machine first") }
             // A bound keychain: the TPM checks the old password, then a new secret is sealed under the new one.
             try session.unsealChecking(passwordKey: oldKey)
             let keys = try session.allKeys(passwordKey: oldKey)
-            let rebound = try session.sealed.map { (_) throws(StoreError) in
+            let rebound = try session.binding.seal.map { (_) throws(StoreError) in
                 try HardwareBinding.bind(deviceKey: session.homeDeviceKey, passwordKey: newKey, keychainID: session.keychainID)
             }
             var next = session
-            if let rebound { next.deviceKey = rebound.deviceKey }
+            if let rebound { next.binding = .unsealed(rebound.sealed, deviceKey: rebound.deviceKey) }
             let writer = next
             let rekeyed = try session.writeTransaction { () throws(StoreError) in
                 if let rebound { try KeychainFile.writeSeal(writer.connection, rebound.sealed) }
                 return try writer.rekey(keys, kdf: newKDF, passwordKey: newKey, renewing: rebound == nil ? .passwordProtected : .every)
             }
-            if let rebound {
-                session.deviceKey = rebound.deviceKey
-                session.sealed = rebound.sealed
-                session.unsealed = true
-            }
+            session.binding = writer.binding
             session.adopt(rekeyed: rekeyed, kdf: newKDF, passwordKey: newKey)
         }
     }
@@ -99,7 +95,7 @@ extension KeychainDatabase {
     /// `lockOnSleep`); whether it locked now.
     package func lockForScreenOrSleep() -> Bool {
         (try? withSession { session in
-            guard session.settings.lockOnSleep, session.unlocked, session.kdf != nil else { return false }
+            guard session.settings.lockOnSleep, case .unlocked = session.lock else { return false }
             session.lockClasses()
             return true
         }) ?? false
@@ -139,10 +135,11 @@ extension KeychainDatabase.Session {
     /// Whether `passwordKey` is the password's (`.authFailed` if not): a bound keychain's is the
     /// TPM's to check (and count); any other's, its keybag's.
     func verify(passwordKey: SymmetricKey) throws(StoreError) {
-        if let sealed {
-            _ = try HardwareBinding.open(sealed, deviceKey: homeDeviceKey, passwordKey: passwordKey, keychainID: keychainID)
+        if let seal = binding.seal {
+            _ = try HardwareBinding.open(seal, deviceKey: homeDeviceKey, passwordKey: passwordKey, keychainID: keychainID)
             return
         }
+        let foreign = lock.isForeign
         _ = try Keybag.open(foreign ? .password : .devicePassword, in: connection, keychainID: keychainID, format: format,
                             deviceKey: foreign ? nil : deviceKey, passwordKey: passwordKey)
     }
@@ -151,8 +148,8 @@ extension KeychainDatabase.Session {
     /// are replaced: the seal opened again when it is unsealed already, else unsealed. Nothing for
     /// any other keychain, whose keybag checks the password when its keys are read.
     mutating func unsealChecking(passwordKey: SymmetricKey?) throws(StoreError) {
-        if let sealed, unsealed {
-            _ = try HardwareBinding.open(sealed, deviceKey: homeDeviceKey, passwordKey: passwordKey, keychainID: keychainID)
+        if case .unsealed(let seal, _) = binding {
+            _ = try HardwareBinding.open(seal, deviceKey: homeDeviceKey, passwordKey: passwordKey, keychainID: keychainID)
         } else {
             try unseal(passwordKey: passwordKey)
         }
@@ -161,14 +158,13 @@ extension KeychainDatabase.Session {
     /// A bound keychain still sealed (with a password, locked): the password unseals the TPM's
     /// secret, which opens the device rows; the header is checked then. Nothing for any other.
     mutating func unseal(passwordKey: SymmetricKey?) throws(StoreError) {
-        guard let sealed, !unsealed else { return }
-        let device = try HardwareBinding.open(sealed, deviceKey: homeDeviceKey, passwordKey: passwordKey, keychainID: keychainID)
+        guard case .sealed(let seal) = binding else { return }
+        let device = try HardwareBinding.open(seal, deviceKey: homeDeviceKey, passwordKey: passwordKey, keychainID: keychainID)
         let opened = try Keybag.open(.device, in: connection, keychainID: keychainID, format: format, deviceKey: device, passwordKey: nil)
         guard let index = opened.keys[Keybag.indexKeyName] else { throw StoreError(.decode, "the bound keychain's keybag has no key for this machine") }
         try HeaderSeal.verify(try KeychainFile.readHeader(connection), index: index)
         keys = UnlockedKeys(opened, hasPassword: kdf != nil)
-        deviceKey = device
-        unsealed = true
+        binding = .unsealed(seal, deviceKey: device)
     }
 
     /// Every key of the keychain, opened with the device key and (when there is one) the password key.
@@ -214,7 +210,7 @@ extension KeychainDatabase.Session {
             try Keybag.write(adopted, in: connection, keychainID: keychainID, deviceKey: deviceKey, passwordKey: passwordKey, format: format)
         }
         self.keys = UnlockedKeys(adopted, hasPassword: true)
-        foreign = false
+        if case .foreign(let kdf) = lock { lock = .locked(kdf) }
         dataVersion = try KeychainDatabase.dataVersion(connection)
     }
 

@@ -52,9 +52,7 @@ extension KeychainDatabase.Session {
     /// empties the log, so the old wrapped keys and blobs are gone from both).
     mutating func adopt(rekeyed keys: [String: SymmetricKey], kdf newKDF: PasswordKDF?, passwordKey: SymmetricKey?) {
         self.keys = UnlockedKeys(keys, hasPassword: newKDF != nil)
-        kdf = newKDF
-        self.passwordKey = passwordKey
-        unlocked = true
+        lock = .opened(kdf: newKDF, passwordKey: passwordKey)
         format = KeychainSchema.formatVersion
         epoch += 1
         try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -149,7 +147,7 @@ extension KeychainDatabase.Session {
         let current = try KeychainDatabase.dataVersion(connection)
         guard current != dataVersion else { return }
         dataVersion = current
-        guard !foreign else { return }
+        guard !lock.isForeign else { return }
         let header = try KeychainFile.readHeader(connection)
         let rekeyed = header.epoch != epoch || header.format != format || header.kdf != kdf
         guard rekeyed || header.settings != settings else { return }
@@ -157,13 +155,13 @@ extension KeychainDatabase.Session {
         settings = header.settings
         guard rekeyed else { return }
         // A bound keychain whose secret is not unsealed here opens nothing until its password does.
-        if sealed != nil && !unsealed {
-            (kdf, format, epoch, passwordKey, unlocked) = (header.kdf, header.format, header.epoch, nil, false)
+        if case .sealed = binding {
+            (lock, format, epoch) = (LockState(kdf: header.kdf, foreign: false), header.format, header.epoch)
             return
         }
         let opened = try Keybag.open(.device, in: connection, keychainID: keychainID, format: header.format, deviceKey: deviceKey, passwordKey: nil)
         keys = UnlockedKeys(opened, hasPassword: header.kdf != nil)
-        (kdf, format, epoch, passwordKey, unlocked) = (header.kdf, header.format, header.epoch, nil, header.kdf == nil)
+        (lock, format, epoch) = (LockState(kdf: header.kdf, foreign: false), header.format, header.epoch)
     }
 }
 

@@ -18,36 +18,39 @@ package final class KeychainDatabase: Sendable {
     private let session: Mutex<Session>
     private let autoLockTimer = Mutex<(any DispatchSourceTimer)?>(nil)
 
-    /// The state the mutex guards.
+    /// The state the mutex guards: one open keychain in this process.
     ///
     /// Invariants: `keys` were unwrapped from this connection's keybag at `epoch`; with no
     /// password every class key is in `keys`; with one, `ak`, `aku` and `akpu` are there only while
-    /// `unlocked`, and `ck`, `cku` from the first unlock on. `passwordKey` is there only while
-    /// `unlocked` (a backup needs it). When another process replaces the keys (a new `epoch`),
-    /// ``refresh()`` drops every key the device key alone does not open, as after a restart.
+    /// unlocked, and `ck`, `cku` from the first unlock on. The lock state (``LockState``) and the
+    /// TPM binding (``TPMBinding``) carry the keys that exist only in some states. When another
+    /// process replaces the keys (a new `epoch`), ``refresh()`` drops every key the device key
+    /// alone does not open, as after a restart.
     struct Session {
         let connection: SQLiteConnection
         let keychainID: Data
         var keys: UnlockedKeys
-        /// The key the device rows open with (``KeychainFile/Opened/deviceKey``).
-        var deviceKey: SymmetricKey
+        /// The home's device key.
         let homeDeviceKey: SymmetricKey
-        /// A bound keychain's seal, and whether `deviceKey` holds its secret now (a bound keychain
-        /// with a password holds it only while unlocked).
-        var sealed: Data?
-        var unsealed: Bool
-        var kdf: PasswordKDF?
-        var unlocked: Bool
-        var foreign: Bool
+        var binding: TPMBinding
+        var lock: LockState
         var settings: LockSettings
         var lastUse: ContinuousClock.Instant
         /// The file's format (1 until migrated) and the epoch of the keys in memory.
         var format: Int64
         var epoch: Int64
-        /// The password key, while unlocked.
-        var passwordKey: SymmetricKey?
         /// SQLite's `data_version` when this session last looked: another connection's commit changes it.
         var dataVersion: Int64?
+
+        /// The key the device rows open with: the home's device key, joined with the TPM's secret
+        /// for a bound keychain once that is unsealed.
+        var deviceKey: SymmetricKey { binding.deviceKey ?? homeDeviceKey }
+
+        /// The password's parameters; nil without a password.
+        var kdf: PasswordKDF? { lock.kdf }
+
+        /// The password's key, while unlocked with it.
+        var passwordKey: SymmetricKey? { lock.passwordKey }
     }
 
     /// Limits on what one item may hold (documented in docs/file-format.md).
@@ -68,15 +71,12 @@ package final class KeychainDatabase: Sendable {
         try self.init(path: path, opened: try KeychainFile.openInMemory(), fileIdentity: nil)
     }
 
-    private init(path: String, opened: sending KeychainFile.Opened, fileIdentity: FileIdentity?) throws(StoreError) {
+    private init(path: String, opened: sending Session, fileIdentity: FileIdentity?) throws(StoreError) {
         let settings = opened.settings
-        let migrates = opened.format < KeychainSchema.formatVersion && opened.kdf == nil && !opened.foreign
+        let migrates = opened.format < KeychainSchema.formatVersion && opened.kdf == nil
         self.path = path
         self.fileIdentity = fileIdentity
-        self.session = Mutex(Session(
-            connection: opened.connection, keychainID: opened.keychainID, keys: opened.keys, deviceKey: opened.deviceKey,
-            homeDeviceKey: opened.homeDeviceKey, sealed: opened.sealed, unsealed: opened.unsealed, kdf: opened.kdf, unlocked: opened.kdf == nil, foreign: opened.foreign, settings: opened.settings,
-            lastUse: .now, format: opened.format, epoch: opened.epoch, passwordKey: nil, dataVersion: opened.dataVersion))
+        self.session = Mutex(opened)
         if settings.useLockInterval { scheduleAutoLock(settings) }
         // A format-1 keychain without a password has every key in memory now: migrate it. (One
         // with a password migrates at its first unlock.) A file this process cannot write stays
@@ -115,9 +115,9 @@ package final class KeychainDatabase: Sendable {
     /// seconds as well); whether it locked the keychain now.
     package func applyAutoLock() -> Bool {
         session.withLock { session in
-            let wasUnlocked = session.unlocked
+            let wasUnlocked = session.lock.isUnlocked
             session.applyAutoLock()
-            return wasUnlocked && !session.unlocked
+            return wasUnlocked && !session.lock.isUnlocked
         }
     }
 
@@ -145,7 +145,7 @@ extension KeychainDatabase.Session {
     /// (``UserActivity``): Apple's "lock after N minutes of inactivity", where a program that
     /// keeps calling does not keep the keychain open for a user who has left.
     mutating func applyAutoLock() {
-        guard unlocked, kdf != nil, settings.useLockInterval else { return }
+        guard case .unlocked = lock, settings.useLockInterval else { return }
         let interval = Duration.seconds(Int(settings.lockInterval))
         let now = ContinuousClock.now
         let userIdle = UserActivity.idleSince.map { now - $0 >= interval } ?? false
@@ -157,17 +157,15 @@ extension KeychainDatabase.Session {
     /// keys stay until the process exits. A bound keychain with a password drops every key and
     /// the TPM's secret: nothing in it opens until its password unseals it again.
     mutating func lockClasses() {
-        guard kdf != nil else { return }
-        if sealed != nil {
+        guard let kdf = lock.kdf else { return }
+        if let seal = binding.seal {
             keys = UnlockedKeys([:], hasPassword: true)
-            deviceKey = homeDeviceKey
-            unsealed = false
+            binding = .sealed(seal)
         }
         for keyClass in [KeyClass.whenUnlocked, .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly] {
             keys.classes[keyClass] = nil
         }
-        passwordKey = nil
-        unlocked = false
+        if case .unlocked = lock { lock = .locked(kdf) }
     }
 }
 

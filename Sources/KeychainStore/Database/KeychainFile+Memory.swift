@@ -7,7 +7,7 @@ extension KeychainFile {
     /// under a random key that is never written anywhere. Its rows are sealed as a file's are,
     /// under class keys in locked memory (``LockedKey``); it is gone with the process
     /// (the Secret Service's `session` collection, docs/secret-service.md).
-    static func openInMemory() throws(StoreError) -> Opened {
+    static func openInMemory() throws(StoreError) -> KeychainDatabase.Session {
         let connection = try SQLiteConnection(path: ":memory:", create: true)
         try connection.execute("PRAGMA application_id = \(KeychainSchema.applicationID)")
         try configure(connection)  // WAL and FULL have no effect in memory; the rest holds
@@ -15,8 +15,8 @@ extension KeychainFile {
         let id = try initialize(connection, kdf: nil, deviceKey: deviceKey, passwordKey: nil)
         let keys = try Keybag.open(.device, in: connection, keychainID: id, format: KeychainSchema.formatVersion,
                                    deviceKey: deviceKey, passwordKey: nil)
-        return Opened(connection: connection, keychainID: id, keys: UnlockedKeys(keys, hasPassword: false), deviceKey: deviceKey,
-                      homeDeviceKey: deviceKey, sealed: nil, unsealed: false, kdf: nil, foreign: false, settings: LockSettings(),
-                      format: KeychainSchema.formatVersion, epoch: 1, dataVersion: try KeychainDatabase.dataVersion(connection))
+        return KeychainDatabase.Session(connection: connection, keychainID: id, keys: UnlockedKeys(keys, hasPassword: false),
+                                        homeDeviceKey: deviceKey, binding: .unbound, lock: .noPassword, settings: LockSettings(), lastUse: .now,
+                                        format: KeychainSchema.formatVersion, epoch: 1, dataVersion: try KeychainDatabase.dataVersion(connection))
     }
 }

@@ -13,29 +13,8 @@ import KeychainModel
 /// linked into place, so no process ever sees a half-made keychain, and a file at the final path
 /// that is empty or lacks the header is damaged, never "new".
 enum KeychainFile {
-    struct Opened {
-        let connection: SQLiteConnection
-        let keychainID: Data
-        let keys: UnlockedKeys
-        /// The key the device rows open with: the home's device key, joined with the TPM's secret
-        /// for a bound keychain once that is unsealed (before, the home's alone).
-        let deviceKey: SymmetricKey
-        /// The home's device key.
-        let homeDeviceKey: SymmetricKey
-        /// A bound keychain's seal (docs/tpm.md); `deviceKey` includes its secret when `unsealed`.
-        let sealed: Data?
-        let unsealed: Bool
-        let kdf: PasswordKDF?
-        /// This machine's device key does not open the keychain: only its password can.
-        let foreign: Bool
-        let settings: LockSettings
-        let format: Int64
-        let epoch: Int64
-        let dataVersion: Int64?
-    }
-
     /// Opens the keychain at `path`. A keychain with a password opens locked.
-    static func open(path: String, home: KeychainHome) throws(StoreError) -> Opened {
+    static func open(path: String, home: KeychainHome) throws(StoreError) -> KeychainDatabase.Session {
         guard FileSecurity.fileSize(path) != nil else { throw StoreError(.noSuchKeychain, "no keychain at \(path)") }
         let connection = try SQLiteConnection(path: path, create: false)
         // Check before configuring: setting the journal mode writes, and a failed open of a file
@@ -46,27 +25,29 @@ enum KeychainFile {
         // A keychain with a password may come from another machine: it then gets this home's
         // device key once its password opens it. Without a password, the device key is the only key.
         let homeDeviceKey = try DeviceKey.load(home: home, create: header.kdf != nil)
-        func opened(_ keys: UnlockedKeys, deviceKey: SymmetricKey, unsealed: Bool, foreign: Bool) throws(StoreError) -> Opened {
-            Opened(connection: connection, keychainID: header.id, keys: keys, deviceKey: deviceKey, homeDeviceKey: homeDeviceKey,
-                   sealed: header.sealed, unsealed: unsealed, kdf: header.kdf, foreign: foreign, settings: header.settings,
-                   format: header.format, epoch: header.epoch, dataVersion: try KeychainDatabase.dataVersion(connection))
+        func opened(_ keys: UnlockedKeys, binding: TPMBinding, foreign: Bool) throws(StoreError) -> KeychainDatabase.Session {
+            KeychainDatabase.Session(connection: connection, keychainID: header.id, keys: keys, homeDeviceKey: homeDeviceKey, binding: binding,
+                                     lock: LockState(kdf: header.kdf, foreign: foreign), settings: header.settings, lastUse: .now,
+                                     format: header.format, epoch: header.epoch, dataVersion: try KeychainDatabase.dataVersion(connection))
         }
         // A bound keychain with a password opens locked and sealed: its password unseals it.
-        if header.sealed != nil && header.kdf != nil {
-            return try opened(UnlockedKeys([:], hasPassword: true), deviceKey: homeDeviceKey, unsealed: false, foreign: false)
+        if let seal = header.sealed, header.kdf != nil {
+            return try opened(UnlockedKeys([:], hasPassword: true), binding: .sealed(seal), foreign: false)
         }
-        let deviceKey = try header.sealed.map { (sealed) throws(StoreError) in
-            try HardwareBinding.open(sealed, deviceKey: homeDeviceKey, passwordKey: nil, keychainID: header.id)
-        } ?? homeDeviceKey
+        let binding = try header.sealed.map { (seal) throws(StoreError) in
+            TPMBinding.unsealed(seal, deviceKey: try HardwareBinding.open(seal, deviceKey: homeDeviceKey, passwordKey: nil, keychainID: header.id))
+        } ?? .unbound
+        let deviceKey = binding.deviceKey ?? homeDeviceKey
         do throws(StoreError) {
             let keys = try Keybag.open(.device, in: connection, keychainID: header.id, format: header.format, deviceKey: deviceKey, passwordKey: nil)
             // A backup has no device rows at all: like a copy, only its password opens it.
             guard let index = keys.keys[Keybag.indexKeyName] else { throw StoreError(.decode, "the keybag has no key for this machine") }
             try HeaderSeal.verify(header, index: index)
-            return try opened(UnlockedKeys(keys, hasPassword: header.kdf != nil), deviceKey: deviceKey, unsealed: header.sealed != nil, foreign: false)
+            return try opened(UnlockedKeys(keys, hasPassword: header.kdf != nil), binding: binding, foreign: false)
         } catch where error.code == .decode && header.kdf != nil {
-            // Checked at the unlock that adopts it, once its password opens the index key.
-            return try opened(UnlockedKeys([:], hasPassword: true), deviceKey: deviceKey, unsealed: false, foreign: true)
+            // Checked at the unlock that adopts it, once its password opens the index key. (Not
+            // bound: a bound keychain with a password opened sealed above.)
+            return try opened(UnlockedKeys([:], hasPassword: true), binding: .unbound, foreign: true)
         }
     }
 
