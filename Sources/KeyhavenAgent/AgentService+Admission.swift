@@ -27,10 +27,10 @@ extension AgentRequest {
         case .sshUses:
             // Where the user's keys went is the user's to read.
             .administrators(refusal: "only the keyhaven command and Keychain Access may read or revoke the SSH agent's approvals")
-        case .syncNow, .syncStatus:
+        case .syncNow, .syncStatus, .syncDevices:
             // A round runs on the keychains the agent holds unlocked, and the status names the
             // account, the server and the user's devices: sync is the user's to run and read.
-            .administrators(refusal: "only the keyhaven command and Keychain Access may ask the agent to sync or for its sync status")
+            .administrators(refusal: "only the keyhaven command and Keychain Access may ask the agent to sync or about sync")
         case .administer:
             // The keychain's password stands in for the item's access object.
             .administrators(refusal: "only the keyhaven programs may use an item with the keychain's password")

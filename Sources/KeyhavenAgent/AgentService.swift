@@ -35,7 +35,7 @@ package struct AgentService: Sendable {
     let sessionKeychain = SessionKeychain()
     /// The SSH agent's standing approvals and its keys' last uses, in memory.
     let sshApprovals = SSHApprovalStore()
-    /// The background sync, for `keyhaven sync now` and `sync status` (installed by keyhavend).
+    /// The background sync, for `keyhaven sync now`, `status` and `devices` (installed by keyhavend).
     package let sync = SyncHost()
 
     package init(home: KeychainHome, registry: KeychainRegistry = KeychainRegistry(), onChange: (@Sendable () -> Void)? = nil,
@@ -148,6 +148,7 @@ package struct AgentService: Sendable {
         // Sync (SyncHost.swift)
         case .syncNow: return .syncRound(try sync.round())
         case .syncStatus(let staleAfter): return .syncStatus(try sync.status(staleAfter: staleAfter))
+        case .syncDevices: return .syncDevices(try sync.devices())
         // Keychains (AgentService+Keychains.swift)
         case .create(let keychain, let password): return try create(keychain, password: password)
         case .deleteKeychain(let keychain): return try deleteKeychain(keychain)

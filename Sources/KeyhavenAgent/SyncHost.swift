@@ -3,31 +3,39 @@ import KeychainStore
 import KeyhavenAgentClient
 import Synchronization
 
-/// The agent's background sync, as `keyhaven sync now` and `sync status` reach it
-/// (``AgentRequest/syncNow``, ``AgentRequest/syncStatus(staleAfter:)``): on the keychains the
-/// agent holds, so a keychain unlocked through the agent needs no password again.
+/// The agent's background sync, as `keyhaven sync now`, `status` and `devices` reach it
+/// (``AgentRequest/syncNow``, ``AgentRequest/syncStatus(staleAfter:)``,
+/// ``AgentRequest/syncDevices``): on the keychains the agent holds, so a keychain unlocked
+/// through the agent needs no password again.
 ///
 /// The agent library does not link the sync engine: keyhavend installs the work
-/// (``install(round:status:)``). A round asked for here and the background's take turns through
-/// the home's sync lock, as two processes' rounds do.
+/// (``install(_:)``). A round asked for here and the background's take turns through the home's
+/// sync lock, as two processes' rounds do. Each failure is the `StoreError` whose Apple status is
+/// the command's exit status.
 package final class SyncHost: Sendable {
-    /// A round now; its failure is the `StoreError` whose Apple status is the command's exit status.
-    package typealias Round = @Sendable () async throws(StoreError) -> SyncRoundSummary
-    /// The status, warning of devices silent for more than the seconds given; nil when not syncing.
-    package typealias Status = @Sendable (_ staleAfter: UInt64) throws(StoreError) -> SyncStatusSummary?
+    /// What keyhavend installs.
+    package struct Work: Sendable {
+        /// A round now.
+        let round: @Sendable () async throws(StoreError) -> SyncRoundSummary
+        /// The status, warning of devices silent for more than the seconds given; nil when not syncing.
+        let status: @Sendable (_ staleAfter: UInt64) throws(StoreError) -> SyncStatusSummary?
+        /// The account's devices.
+        let devices: @Sendable () throws(StoreError) -> [SyncDeviceSummary]
 
-    private struct Work: Sendable {
-        let round: Round
-        let status: Status
+        package init(round: @escaping @Sendable () async throws(StoreError) -> SyncRoundSummary,
+                     status: @escaping @Sendable (_ staleAfter: UInt64) throws(StoreError) -> SyncStatusSummary?,
+                     devices: @escaping @Sendable () throws(StoreError) -> [SyncDeviceSummary]) {
+            (self.round, self.status, self.devices) = (round, status, devices)
+        }
     }
 
     private let work = Mutex<Work?>(nil)
 
     package init() {}
 
-    /// The work; without it, asking for a round or the status is `.unimplemented`.
-    package func install(round: @escaping Round, status: @escaping Status) {
-        work.withLock { $0 = Work(round: round, status: status) }
+    /// The work; without it, each sync request is `.unimplemented`.
+    package func install(_ work: Work) {
+        self.work.withLock { $0 = work }
     }
 
     /// Runs a round and waits for it (on the connection's own thread, which has nothing else to do).
@@ -49,6 +57,10 @@ package final class SyncHost: Sendable {
 
     func status(staleAfter: UInt64) throws(StoreError) -> SyncStatusSummary? {
         try installed().status(staleAfter)
+    }
+
+    func devices() throws(StoreError) -> [SyncDeviceSummary] {
+        try installed().devices()
     }
 
     private func installed() throws(StoreError) -> Work {

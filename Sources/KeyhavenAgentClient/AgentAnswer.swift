@@ -34,6 +34,8 @@ package enum AgentAnswer: Sendable {
     case syncRound(SyncRoundSummary)
     /// `syncStatus`: where the home is in sync; nil when it does not sync.
     case syncStatus(SyncStatusSummary?)
+    /// `syncDevices`: the account's devices.
+    case syncDevices([SyncDeviceSummary])
 
     /// The case's name, as errors say it.
     package var kind: String {
@@ -53,6 +55,7 @@ package enum AgentAnswer: Sendable {
         case .sshUses: "sshUses"
         case .syncRound: "syncRound"
         case .syncStatus: "syncStatus"
+        case .syncDevices: "syncDevices"
         }
     }
 }
@@ -128,6 +131,11 @@ extension AgentAnswer {
     package func syncStatus() throws(StoreError) -> SyncStatusSummary? {
         guard case .syncStatus(let summary) = self else { throw mismatch("syncStatus") }
         return summary
+    }
+
+    package func syncDevices() throws(StoreError) -> [SyncDeviceSummary] {
+        guard case .syncDevices(let devices) = self else { throw mismatch("syncDevices") }
+        return devices
     }
 
     private func mismatch(_ expected: String) -> StoreError {

@@ -6,7 +6,7 @@ extension AgentRequest: WireCodable {
     private enum Tag: UInt8 {
         case hello = 1, create, deleteKeychain, unlock, lock, status, changePassword, settings, setSettings
         case add, find, update, delete, backup, shutdown, keyOperation, setAccess, grants, echo, provideSecretService, administer, tpmStatus
-        case createEnclaveKey, enclaveKeyOperation, setBound, serveSSHAgent, sshUses, syncNow, syncStatus
+        case createEnclaveKey, enclaveKeyOperation, setBound, serveSSHAgent, sshUses, syncNow, syncStatus, syncDevices
     }
 
     /// The request's tag on the wire: the first byte of its body.
@@ -42,6 +42,7 @@ extension AgentRequest: WireCodable {
         case .sshUses: tag = .sshUses
         case .syncNow: tag = .syncNow
         case .syncStatus: tag = .syncStatus
+        case .syncDevices: tag = .syncDevices
         }
         return tag.rawValue
     }
@@ -49,7 +50,7 @@ extension AgentRequest: WireCodable {
     package func write(to w: inout ByteWriter) {
         w.u8(tag)
         switch self {
-        case .hello, .shutdown, .tpmStatus, .createEnclaveKey, .syncNow:
+        case .hello, .shutdown, .tpmStatus, .createEnclaveKey, .syncNow, .syncDevices:
             break
         case .enclaveKeyOperation(let key, let request):
             key.write(to: &w); request.write(to: &w)
@@ -147,6 +148,7 @@ extension AgentRequest: WireCodable {
         case .sshUses: self = .sshUses(revoke: try r.optional(SSHRevocation.self))
         case .syncNow: self = .syncNow
         case .syncStatus: self = .syncStatus(staleAfter: try UInt64(from: &r))
+        case .syncDevices: self = .syncDevices
         case .administer:
             self = .administer(keychain: try String(from: &r), reference: try PersistentReference(from: &r), password: try r.optional(Data.self),
                                action: try ItemAdministration(from: &r))

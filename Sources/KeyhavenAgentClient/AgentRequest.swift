@@ -75,6 +75,9 @@ package enum AgentRequest: Sendable {
     /// for more than `staleAfter` seconds. The administrator programs only. Answers a
     /// ``SyncStatusSummary``, nil when the home does not sync.
     case syncStatus(staleAfter: UInt64)
+    /// The devices on the home's sync account (`keyhaven sync devices`). The administrator programs
+    /// only. Answers ``SyncDeviceSummary``s, in the order they were added.
+    case syncDevices
 }
 
 /// What `keyhaven-ssh-agent` sends after ``AgentRequest/serveSSHAgent(defaultLifetime:keychain:approvalMinutes:)``: one

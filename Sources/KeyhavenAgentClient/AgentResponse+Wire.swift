@@ -5,7 +5,7 @@ import KeychainModel
 extension AgentResponse: WireCodable {
     /// The u8 tag of each answer; never reuse one.
     private enum Tag: UInt8 {
-        case failure = 0, done, hello, item, items, status, settings, count, bytes, tpmStatus, enclaveKey, provider, grants, sshUses, syncRound, syncStatus
+        case failure = 0, done, hello, item, items, status, settings, count, bytes, tpmStatus, enclaveKey, provider, grants, sshUses, syncRound, syncStatus, syncDevices
     }
 
     package func write(to w: inout ByteWriter) {
@@ -38,6 +38,7 @@ extension AgentResponse: WireCodable {
         case .sshUses(let report): w.u8(Tag.sshUses.rawValue); report.write(to: &w)
         case .syncRound(let summary): w.u8(Tag.syncRound.rawValue); summary.write(to: &w)
         case .syncStatus(let summary): w.u8(Tag.syncStatus.rawValue); w.optional(summary)
+        case .syncDevices(let devices): w.u8(Tag.syncDevices.rawValue); w.array(devices)
         }
     }
 
@@ -66,6 +67,7 @@ extension AgentResponse: WireCodable {
         case .sshUses: self = .answer(.sshUses(try SSHUseReport(from: &r)))
         case .syncRound: self = .answer(.syncRound(try SyncRoundSummary(from: &r)))
         case .syncStatus: self = .answer(.syncStatus(try r.optional(SyncStatusSummary.self)))
+        case .syncDevices: self = .answer(.syncDevices(try r.array(of: SyncDeviceSummary.self)))
         }
     }
 

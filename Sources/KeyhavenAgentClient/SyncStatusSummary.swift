@@ -3,18 +3,6 @@ import KeychainModel
 /// Where the agent's keychain home is in sync (``AgentRequest/syncStatus(staleAfter:)``): what
 /// `keyhaven sync status` prints, from what the device verified last. Identifiers are in hex.
 package struct SyncStatusSummary: Sendable, Equatable {
-    /// An active device not heard from for longer than the limit asked for.
-    package struct StaleDevice: Sendable, Equatable {
-        package var id: String
-        package var name: String
-        /// Its last heartbeat, milliseconds since 1970 by its clock.
-        package var lastHeartbeat: UInt64
-
-        package init(id: String, name: String, lastHeartbeat: UInt64) {
-            (self.id, self.name, self.lastHeartbeat) = (id, name, lastHeartbeat)
-        }
-    }
-
     /// The refusal the last round ended in: its name (as "fork detected") and message.
     package struct Refusal: Sendable, Equatable {
         package var name: String
@@ -36,22 +24,13 @@ package struct SyncStatusSummary: Sendable, Equatable {
     /// The device was removed from its account (or the server refuses it): it syncs no more.
     package var isRemoved: Bool
     package var refusal: Refusal?
-    package var staleDevices: [StaleDevice]
+    /// Active devices not heard from for longer than the limit asked for (withheld entries?).
+    package var staleDevices: [SyncDeviceSummary]
 
     package init(server: String, account: String, device: String, name: String, head: String, sequence: UInt64, items: Int,
-                 epoch: UInt32, isRemoved: Bool, refusal: Refusal?, staleDevices: [StaleDevice]) {
+                 epoch: UInt32, isRemoved: Bool, refusal: Refusal?, staleDevices: [SyncDeviceSummary]) {
         (self.server, self.account, self.device, self.name, self.head, self.sequence) = (server, account, device, name, head, sequence)
         (self.items, self.epoch, self.isRemoved, self.refusal, self.staleDevices) = (items, epoch, isRemoved, refusal, staleDevices)
-    }
-}
-
-extension SyncStatusSummary.StaleDevice: WireCodable {
-    package func write(to writer: inout ByteWriter) {
-        id.write(to: &writer); name.write(to: &writer); lastHeartbeat.write(to: &writer)
-    }
-
-    package init(from reader: inout ByteReader) throws(CodecError) {
-        self.init(id: try String(from: &reader), name: try String(from: &reader), lastHeartbeat: try UInt64(from: &reader))
     }
 }
 
@@ -79,6 +58,6 @@ extension SyncStatusSummary: WireCodable {
         guard let items = Int(exactly: try UInt64(from: &reader)) else { throw CodecError(.malformed, "a count out of range") }
         self.init(server: server, account: account, device: device, name: name, head: head, sequence: sequence, items: items,
                   epoch: try UInt32(from: &reader), isRemoved: try Bool(from: &reader), refusal: try reader.optional(Refusal.self),
-                  staleDevices: try reader.array(of: StaleDevice.self))
+                  staleDevices: try reader.array(of: SyncDeviceSummary.self))
     }
 }

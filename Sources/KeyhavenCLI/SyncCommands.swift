@@ -68,7 +68,11 @@ package struct SyncJoin: SyncSubcommand {
 package struct SyncNow: SyncSubcommand {
     package static let configuration = CommandConfiguration(
         commandName: "now", abstract: "Push and pull until this machine and the server are in step.",
-        discussion: "Exit 0 when in step; non-zero with a message when the server cannot be reached or what it sent does not verify (nothing of it is applied).")
+        discussion: """
+            Exit 0 when in step; non-zero with a message when the server cannot be reached or what it sent does not verify \
+            (nothing of it is applied). With the agent running, the round runs in it, on the keychain it holds unlocked: \
+            no password is asked again.
+            """)
     package init() {}
 }
 
@@ -80,7 +84,8 @@ package struct SyncStatus: SyncSubcommand {
             Also names the refusal the last round ended in (as "fork detected"), and warns about each device not heard \
             from for longer than --stale-after: every device signs a heartbeat into the log now and then, so a device \
             whose heartbeats stop coming is offline, or the server withholds its entries. --json: one object with \
-            "syncing", "removed", "refusal" (null or {"name", "message"}) and "staleDevices".
+            "syncing", "removed", "refusal" (null or {"name", "message"}) and "staleDevices". With the agent running, it \
+            answers.
             """)
     @Flag(help: "One JSON object.") package var json = false
     @Option(name: .customLong("stale-after"), help: "Warn about a device whose last heartbeat is older than this, in seconds.")
@@ -119,7 +124,7 @@ package struct SyncRotateRecoveryKey: SyncSubcommand {
 package struct SyncDevices: SyncSubcommand {
     package static let configuration = CommandConfiguration(
         commandName: "devices", abstract: "List the account's devices: id, name, added by, last seen.",
-        discussion: "As the log verified here says (sync now first for the newest). --json: an array of objects with \"id\", \"name\", \"addedBy\", \"lastSeen\", \"active\", \"thisDevice\".")
+        discussion: "As the log verified here says (sync now first for the newest); with the agent running, it answers. --json: an array of objects with \"id\", \"name\", \"addedBy\", \"lastSeen\", \"active\", \"thisDevice\".")
     @Flag(help: "A JSON array.") package var json = false
     package init() {}
 }

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import KeychainModel
+import KeyhavenAgentClient
 import KeyhavenCLI
 import KeyhavenSyncCore
 import KeyhavenSyncDevice
@@ -7,11 +9,16 @@ import KeyhavenSyncDevice
 // The subcommands that list devices, remove one and replace the recovery key.
 extension SyncDevices: SyncWork {
     package func work() async throws {
-        let engine = try engine()
-        let devices = try await reporting("devices") { () throws(SyncEngineError) in try engine.devices() }
+        let devices: [SyncDeviceSummary]
+        if let agent = try runningAgent() {
+            devices = try agent.ask("devices") { (agent) throws(StoreError) in try agent.send(.syncDevices).syncDevices() }
+        } else {
+            let engine = try engine()
+            devices = try await reporting("devices") { () throws(SyncEngineError) in try engine.devices() }.map(SyncDeviceSummary.init)
+        }
         if json {
             printJSON(devices.map { device -> [String: Any] in
-                ["id": device.id.hex, "name": device.name, "addedBy": device.addedBy.hex, "addedAt": device.addedAt,
+                ["id": device.id, "name": device.name, "addedBy": device.addedBy, "addedAt": device.addedAt,
                  "lastSeen": device.lastSeen, "lastHeartbeat": device.lastHeartbeat.map { $0 as Any } ?? NSNull(), "active": device.isActive, "thisDevice": device.isThisDevice,
                  "recoveryKey": device.isRecoveryKey]
             })
@@ -22,7 +29,7 @@ extension SyncDevices: SyncWork {
             if device.isThisDevice { notes.append("this device") }
             if device.isRecoveryKey { notes.append("recovery key") }
             if !device.isActive { notes.append("removed") }
-            printLine("\(device.id.hex)  \(device.name)  added by \(device.addedBy.hex) at \(device.addedAt), last seen at \(device.lastSeen)"
+            printLine("\(device.id)  \(device.name)  added by \(device.addedBy) at \(device.addedAt), last seen at \(device.lastSeen)"
                       + (notes.isEmpty ? "" : "  (\(notes.joined(separator: ", ")))"))
         }
     }

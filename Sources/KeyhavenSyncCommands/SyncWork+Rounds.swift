@@ -41,7 +41,7 @@ extension SyncStatus: SyncWork {
             printJSON(["syncing": !status.isRemoved, "removed": status.isRemoved, "server": status.server, "account": status.account,
                        "device": status.device, "name": status.name, "head": status.head,
                        "sequence": status.sequence, "items": status.items, "epoch": status.epoch, "refusal": refusal,
-                       "staleDevices": status.staleDevices.map { ["id": $0.id, "name": $0.name, "lastHeartbeat": $0.lastHeartbeat] }])
+                       "staleDevices": status.staleDevices.map { ["id": $0.id, "name": $0.name, "lastHeartbeat": $0.lastHeartbeat ?? 0] }])
             return
         }
         if status.isRemoved {
@@ -57,7 +57,7 @@ extension SyncStatus: SyncWork {
             printLine("The last sync was refused (\(refusal.name)): \(refusal.message)")
         }
         for device in status.staleDevices {
-            let since = Date(timeIntervalSince1970: Double(device.lastHeartbeat) / 1000).formatted(.iso8601)
+            let since = Date(timeIntervalSince1970: Double(device.lastHeartbeat ?? 0) / 1000).formatted(.iso8601)
             printLine("Warning (stale device): \(device.name) (\(device.id)) has not been heard from since \(since): "
                       + "it is offline, or the server withholds its entries.")
         }

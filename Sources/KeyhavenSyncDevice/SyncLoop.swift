@@ -71,6 +71,11 @@ package final class SyncLoop: Sendable {
         try SyncEngine(database: try openKeychain(), home: home).status(staleAfter: staleAfter)
     }
 
+    /// The account's devices (`keyhaven sync devices` through the agent).
+    package func devices() throws(SyncEngineError) -> [SyncDeviceInfo] {
+        try SyncEngine(database: try openKeychain(), home: home).devices()
+    }
+
     private func openKeychain() throws(SyncEngineError) -> KeychainDatabase {
         do {
             return try keychain()

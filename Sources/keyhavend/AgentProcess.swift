@@ -43,11 +43,13 @@ struct AgentProcess {
         let sync = SyncLoop(home: home, keychain: { () throws(StoreError) in try registry.defaultKeychain() },
                             report: { Self.say("keyhavend: \($0)", to: 2) })
         let service = AgentService(home: home, registry: registry, onChange: { sync.poke() })
-        service.sync.install(round: { () async throws(StoreError) -> SyncRoundSummary in
+        service.sync.install(SyncHost.Work(round: { () async throws(StoreError) -> SyncRoundSummary in
             do throws(SyncEngineError) { return SyncRoundSummary(try await sync.roundNow()) } catch { throw error.storeError }
         }, status: { (staleAfter) throws(StoreError) -> SyncStatusSummary? in
             do throws(SyncEngineError) { return try sync.status(staleAfter: staleAfter).map(SyncStatusSummary.init) } catch { throw error.storeError }
-        })
+        }, devices: { () throws(StoreError) -> [SyncDeviceSummary] in
+            do throws(SyncEngineError) { return try sync.devices().map(SyncDeviceSummary.init) } catch { throw error.storeError }
+        }))
         service.secretService.install { (address) throws(StoreError) in
             let secrets = SecretService(agent: service, connection: try BusConnection(address: address))
             try secrets.start()

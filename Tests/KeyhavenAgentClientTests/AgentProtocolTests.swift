@@ -67,7 +67,7 @@ struct AgentProtocolTests {
             .provideSecretService(busAddress: nil), .provideSecretService(busAddress: "unix:path=/run/user/1000/bus"),
             .serveSSHAgent(defaultLifetime: 60, keychain: "/k", approvalMinutes: 10), .serveSSHAgent(defaultLifetime: nil, keychain: nil, approvalMinutes: 0),
             .sshUses(revoke: nil), .sshUses(revoke: .approval(7)), .sshUses(revoke: .all),
-            .syncNow, .syncStatus(staleAfter: 7 * 86_400),
+            .syncNow, .syncStatus(staleAfter: 7 * 86_400), .syncDevices,
             .find(keychains: ["/a"], query: query, caller: caller, withSecrets: true, withAttributes: false),
         ]
     }
@@ -85,7 +85,10 @@ struct AgentProtocolTests {
     static let syncStatus = SyncStatusSummary(
         server: "https://sync.example", account: "a1", device: "d1", name: "laptop ✓", head: "1a2b-3c4d", sequence: 12, items: 7, epoch: 2,
         isRemoved: false, refusal: .init(name: "fork detected", message: "two heads"),
-        staleDevices: [.init(id: "d2", name: "desk", lastHeartbeat: 1_800_000_000_000)])
+        staleDevices: [device])
+
+    static let device = SyncDeviceSummary(id: "d2", name: "desk", addedBy: "d1", addedAt: 3, lastSeen: 9, lastHeartbeat: 1_800_000_000_000,
+                                          isActive: true, isThisDevice: false, isRecoveryKey: false)
 
     /// One response of every kind: each answer, and failures with and without a reason.
     static var responses: [AgentResponse] {
@@ -102,6 +105,8 @@ struct AgentProtocolTests {
             .answer(.sshUses(sshUses)),
             .answer(.syncRound(SyncRoundSummary(pulled: 1, pushed: 2, added: 3, changed: 4, deleted: 5, waiting: 6, head: "1a2b-3c4d"))),
             .answer(.syncStatus(nil)), .answer(.syncStatus(syncStatus)),
+            .answer(.syncDevices([device, SyncDeviceSummary(id: "r", name: "recovery key", addedBy: "d1", addedAt: 1, lastSeen: 1, lastHeartbeat: nil,
+                                                            isActive: true, isThisDevice: false, isRecoveryKey: true)])),
             .failure(StoreError(.itemNotFound, "no such item")),
             .failure(StoreError(.interactionNotAllowed, "the keychain is locked", reason: .keychainLocked)),
         ]
@@ -162,8 +167,9 @@ struct AgentProtocolTests {
         #expect(try decoded[13].get().sshUses() == Self.sshUses)
         #expect(try decoded[14].get().syncRound().waiting == 6 && decoded[14].get().syncRound().head == "1a2b-3c4d")
         #expect(try decoded[15].get().syncStatus() == nil && decoded[16].get().syncStatus() == Self.syncStatus)
-        #expect(decoded[17].error == StoreError(.itemNotFound, "no such item") && decoded[17].error?.reason == nil)
-        #expect(decoded[18].error?.code == .interactionNotAllowed && decoded[18].error?.reason == .keychainLocked)
+        #expect(try decoded[17].get().syncDevices().first == Self.device && decoded[17].get().syncDevices().last?.lastHeartbeat == nil)
+        #expect(decoded[18].error == StoreError(.itemNotFound, "no such item") && decoded[18].error?.reason == nil)
+        #expect(decoded[19].error?.code == .interactionNotAllowed && decoded[19].error?.reason == .keychainLocked)
     }
 
     @Test("Every failure code and reason has its number on the wire, each once")
@@ -179,7 +185,7 @@ struct AgentProtocolTests {
         #expect(throws: StoreError.self) { try AgentFraming.decode(AgentResponse.self, from: unknownCode) }
         let unknownReason: [UInt8] = [AgentFraming.version, 0, 0, 1, UInt8(AgentResponse.reasons.count + 1), 0, 0, 0, 0]
         #expect(throws: StoreError.self) { try AgentFraming.decode(AgentResponse.self, from: unknownReason) }
-        #expect(throws: StoreError.self) { try AgentFraming.decode(AgentResponse.self, from: [AgentFraming.version, 0, 16]) }
+        #expect(throws: StoreError.self) { try AgentFraming.decode(AgentResponse.self, from: [AgentFraming.version, 0, 17]) }
     }
 
     @Test("An answer of another kind than the request's is an error, never an empty result")
@@ -196,7 +202,7 @@ struct AgentProtocolTests {
             request.write(to: &writer)
             #expect(writer.bytes.first == request.tag)
         }
-        #expect(Self.requests.map(\.tag) == [1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 18, 19, 19, 16, 20, 20, 26, 26, 27, 27, 27, 28, 29, 11])
+        #expect(Self.requests.map(\.tag) == [1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 18, 19, 19, 16, 20, 20, 26, 26, 27, 27, 27, 28, 29, 30, 11])
     }
 
     @Test("Optionals and lists are the bytes docs/agent-protocol.md gives: a u8 flag, a u32 little-endian count")

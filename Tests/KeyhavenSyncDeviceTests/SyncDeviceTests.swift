@@ -200,7 +200,7 @@ struct SyncDeviceTests {
         }
     }
 
-    @Test("A locked keychain: the agent syncs the classes it can read, the WhenUnlocked items wait for the unlock; nothing is deleted meanwhile; sync now and sync status go through the agent, with no password asked")
+    @Test("A locked keychain: the agent syncs the classes it can read, the WhenUnlocked items wait for the unlock; nothing is deleted meanwhile; sync now, status and devices go through the agent, with no password asked")
     func lockedClassesWait() async throws {
         try await SyncDevices.withDevices(["open", "locked"]) { server, _, devices in
             let (a, b) = (devices[0], devices[1])
@@ -223,7 +223,7 @@ struct SyncDeviceTests {
             try await Self.eventually("the WhenUnlocked item after the unlock") { try b.items()["when-unlocked"] == "waits" }
             try SyncDevices.syncNow(a)
             #expect(try a.items() == ["held": "before", "later": "after first unlock", "when-unlocked": "waits"])
-            // With the agent running, `sync now` and `sync status` ask it: the keychain it holds
+            // With the agent running, `sync now`, `status` and `devices` ask it: the keychain it holds
             // unlocked needs no password, on no terminal.
             try a.set("through the agent", "v1")
             try SyncDevices.syncNow(a)
@@ -233,6 +233,8 @@ struct SyncDeviceTests {
             let agentStatus = try b.keyhaven("sync", "status", "--json")
             #expect(agentStatus.status == 0 && agentStatus.output.contains("\"syncing\":true") && agentStatus.output.contains("\"items\":4"),
                     "\(agentStatus)")
+            let devices = try b.keyhaven("sync", "devices", "--json")
+            #expect(devices.status == 0 && devices.output.contains("\"thisDevice\":true") && devices.output.contains("\"name\":\"open\""), "\(devices)")
             #expect(try b.keyhaven("agent", "stop").status == 0)
             // Without it, `keyhaven sync` opens the keychain itself: without a terminal it says it is locked;
             // on one (script(1) gives it one) it asks for the password, without echo.
