@@ -163,12 +163,11 @@ struct PAMModuleTests {
             defer { try? FileManager.default.removeItem(atPath: wrapper) }
             let session = try setUp(keyhaven: wrapper + "/keyhaven")
             defer { tearDown(session) }
-            try """
+            try ExecutableFile.write("""
                 #!/bin/sh
                 ls -l /proc/$$/fd > '\(session.home)/descriptors'
                 exec '\(session.binaries.path("keyhaven"))' "$@"
-                """.write(toFile: wrapper + "/keyhaven", atomically: true, encoding: .utf8)
-            chmod(wrapper + "/keyhaven", 0o755)
+                """, to: wrapper + "/keyhaven", mode: 0o755)
             let status = try Shell.run("/bin/sh", ["-c", "exec 7</etc/hostname 9</etc/passwd; exec /usr/bin/pamtester \(Self.service) \(session.user.name) authenticate open_session"],
                                        input: "login-pw-1\n", environment: ["PATH": "/usr/bin:/bin"])
             #expect(status == 0)

@@ -14,7 +14,7 @@ extension KeychainAccessWindowTests {
         // The first confirmation is answered with the middle button (approve git signing); any
         // later one is denied.
         let pinentry = folder + "/pinentry"
-        try """
+        try ExecutableFile.write("""
             #!/bin/sh
             echo "OK Pleased to meet you"
             while IFS= read -r line; do
@@ -25,8 +25,7 @@ extension KeychainAccessWindowTests {
                 *) echo OK ;;
               esac
             done
-            """.write(toFile: pinentry, atomically: true, encoding: .utf8)
-        chmod(pinentry, 0o700)
+            """, to: pinentry, mode: 0o700)
         runner.extraEnvironment = ["KEYHAVEN_PINENTRY": pinentry, "DISPLAY": ":99"]
 
         let started = try CommandRunner.execute(CommandRunner.products.appendingPathComponent("keyhaven-ssh-agent").path,

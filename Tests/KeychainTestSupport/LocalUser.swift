@@ -67,8 +67,7 @@ public struct SharedExecutables: Sendable {
         chmod(folder, 0o755)
         let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         for name in names {
-            try FileManager.default.copyItem(atPath: products.appendingPathComponent(name).path, toPath: folder + "/" + name)
-            chmod(folder + "/" + name, 0o755)
+            try ExecutableFile.copy(products.appendingPathComponent(name).path, to: folder + "/" + name)
         }
     }
 

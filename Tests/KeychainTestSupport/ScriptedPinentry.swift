@@ -16,8 +16,7 @@ public enum ScriptedPinentry {
             done
             """
         let path = folder + "/pinentry"
-        try script.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o700)
+        try ExecutableFile.write(script, to: path)
         return path
     }
 }

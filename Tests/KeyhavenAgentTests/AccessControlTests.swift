@@ -31,12 +31,7 @@ struct AccessControlTests {
             folder = URL(fileURLWithPath: try session.user.makeFolder(prefix: "keyhaven-access")).resolvingSymlinksInPath().path
             helper = URL(fileURLWithPath: session.binaries.path("keyhaven-test-helper")).resolvingSymlinksInPath().path
             copy = URL(fileURLWithPath: session.binaries.path("other-program")).resolvingSymlinksInPath().path
-            try FileManager.default.copyItem(atPath: helper, toPath: copy)
-            // One byte more: another file, another digest, the same code.
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
-            handle.seekToEndOfFile()
-            handle.write(Data([0]))
-            try handle.close()
+            try ExecutableFile.copy(helper, to: copy, changed: true)
             let script = """
                 #!/bin/sh
                 # A pinentry that answers from files: answer (ok, notok, cancel, crash, hang, unshown), pin.
@@ -62,9 +57,7 @@ struct AccessControlTests {
                   esac
                 done
                 """
-            try script.write(toFile: folder + "/pinentry", atomically: true, encoding: .utf8)
-            chmod(folder + "/pinentry", 0o755)
-            chmod(copy, 0o755)
+            try ExecutableFile.write(script, to: folder + "/pinentry", mode: 0o755)
             try "cancel".write(toFile: folder + "/answer", atomically: true, encoding: .utf8)
             try "".write(toFile: folder + "/pin", atomically: true, encoding: .utf8)
             var runner = CommandRunner(as: session)

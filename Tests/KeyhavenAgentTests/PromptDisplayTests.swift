@@ -84,8 +84,7 @@ struct PromptDisplayTests {
         try mocks.write(toFile: folder + "/mocks.py", atomically: true, encoding: .utf8)
         chmod(folder + "/mocks.py", 0o644)
         try BiometryTests.busConfiguration(socket: folder + "/system_bus").write(toFile: folder + "/bus.conf", atomically: true, encoding: .utf8)
-        try pinentry(log: own + "/pinentry.log").write(toFile: own + "/pinentry", atomically: true, encoding: .utf8)
-        chmod(own + "/pinentry", 0o755)
+        try ExecutableFile.write(pinentry(log: own + "/pinentry.log"), to: own + "/pinentry", mode: 0o755)
         _ = chown(own + "/pinentry", user.uid, user.gid)
         let script = """
             set -u

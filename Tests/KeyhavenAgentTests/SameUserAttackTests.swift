@@ -27,12 +27,7 @@ struct SameUserAttackTests {
                                               executables: ["keyhaven", "keyhavend", "keyhaven-sync", "keyhaven-test-helper"])
             helper = session.binaries.path("keyhaven-test-helper")
             copy = session.binaries.path("other-program")
-            try FileManager.default.copyItem(atPath: helper, toPath: copy)
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
-            handle.seekToEndOfFile()
-            handle.write(Data([0]))  // another file, another digest, the same code
-            try handle.close()
-            chmod(copy, 0o755)
+            try ExecutableFile.copy(helper, to: copy, changed: true)
             var environment = session.environment
             environment["KEYHAVEN_AGENT"] = "on"
             self.environment = environment
@@ -295,7 +290,7 @@ struct SameUserAttackTests {
         try FileManager.default.createDirectory(atPath: files + "/bin", withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o755])
         defer { try? FileManager.default.removeItem(atPath: install) }
-        try FileManager.default.copyItem(atPath: v.helper, toPath: files + "/bin/keyhaven-test-helper")
+        try ExecutableFile.copy(v.helper, to: files + "/bin/keyhaven-test-helper")
         func info(_ id: String, _ appPath: String) throws -> String {
             let path = install + "/\(UUID().uuidString).info"
             try "[Application]\nname=\(id)\nruntime=runtime/org.keyhaven.Platform/x86_64/1\n\n[Instance]\napp-path=\(appPath)\n"
@@ -322,7 +317,7 @@ struct SameUserAttackTests {
         let update = install + "/app/org.keyhaven.Test/x86_64/stable/update/files"
         try FileManager.default.createDirectory(atPath: update + "/bin", withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o755])
-        try FileManager.default.copyItem(atPath: v.copy, toPath: update + "/bin/keyhaven-test-helper")
+        try ExecutableFile.copy(v.copy, to: update + "/bin/keyhaven-test-helper")
         let updated = try info("org.keyhaven.Test", update)
         #expect(Victim.parse(try sandboxed(app: update, flatpakInfo: updated, [app, "item", "read-noui", "f1"]).output) == (0, "f1"))
         let listed = try v.run(v.session.binaries.path("keyhaven"), ["access", "list", "-s", "access", "-a", "f1"])

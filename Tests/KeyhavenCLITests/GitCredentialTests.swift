@@ -93,11 +93,7 @@ struct GitCredentialTests {
         let folder = try TemporaryFolder.make(prefix: "keyhaven-git")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let copy = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path + "/git-credential-keyhaven"
-        try FileManager.default.copyItem(atPath: git.helper, toPath: copy)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
-        handle.seekToEndOfFile()
-        handle.write(Data([0]))
-        try handle.close()
+        try ExecutableFile.copy(git.helper, to: copy, changed: true)
         // Another path: another application group, so the copy does not even find it.
         let other = try Git(helper: copy)
         #expect(try other.credential("fill", "protocol=https\nhost=example.com\n\n").status != 0)

@@ -26,7 +26,7 @@ struct HelperDispatchTests {
         let folder = try TemporaryFolder.make(prefix: "keyhaven-alone")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let alone = folder + "/keyhaven"
-        try FileManager.default.copyItem(atPath: CommandRunner.products.appendingPathComponent("keyhaven").path, toPath: alone)
+        try ExecutableFile.copy(CommandRunner.products.appendingPathComponent("keyhaven").path, to: alone)
         let runtime = try TemporaryFolder.make(prefix: "keyhaven-runtime")
         defer { try? FileManager.default.removeItem(atPath: runtime) }
         var environment = ProcessInfo.processInfo.environment

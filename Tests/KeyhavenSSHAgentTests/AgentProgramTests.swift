@@ -51,18 +51,16 @@ import Testing
     static func switchablePinentry(in prompts: String) throws -> (switchable: String, allow: String, deny: String) {
         let allow = try ScriptedPinentry.write(in: prompts)
         let deny = prompts + "/deny"
-        try """
+        try ExecutableFile.write("""
             #!/bin/sh
             echo "OK Pleased to meet you"
             while IFS= read -r line; do
               echo "$line" >> '\(prompts)/deny.log'
               case "$line" in CONFIRM*) echo "ERR 83886179 Operation cancelled <Pinentry>" ;; BYE*) echo OK; exit 0 ;; *) echo OK ;; esac
             done
-            """.write(toFile: deny, atomically: true, encoding: .utf8)
-        chmod(deny, 0o700)
+            """, to: deny, mode: 0o700)
         let switchable = prompts + "/pinentry-switch"
-        try "#!/bin/sh\nexec \"$(cat '\(prompts)/which')\"\n".write(toFile: switchable, atomically: true, encoding: .utf8)
-        chmod(switchable, 0o700)
+        try ExecutableFile.write("#!/bin/sh\nexec \"$(cat '\(prompts)/which')\"\n", to: switchable, mode: 0o700)
         return (switchable, allow, deny)
     }
 
@@ -167,8 +165,7 @@ import Testing
             let ed = try agent.makeKey("ed25519", comment: "locked")
             #expect(try agent.sshAdd(ed).status == 0)
             let askpass = agent.folder + "/askpass"
-            try "#!/bin/sh\ncat \(agent.folder)/passphrase\n".write(toFile: askpass, atomically: true, encoding: .utf8)
-            chmod(askpass, 0o700)
+            try ExecutableFile.write("#!/bin/sh\ncat \(agent.folder)/passphrase\n", to: askpass, mode: 0o700)
             let ask = ["SSH_ASKPASS": askpass, "SSH_ASKPASS_REQUIRE": "force", "DISPLAY": ":0"]
             try "right horse\n".write(toFile: agent.folder + "/passphrase", atomically: true, encoding: .utf8)
             #expect(try agent.sshAdd("-x", extra: ask).status == 0)

@@ -10,7 +10,7 @@ extension AgentProgramTests {
     /// one (`which`), logging what it was told to `standing.log`.
     static func standingPinentry(in prompts: String, then deny: String) throws -> String {
         let path = prompts + "/standing"
-        try """
+        try ExecutableFile.write("""
             #!/bin/sh
             echo "OK Pleased to meet you"
             while IFS= read -r line; do
@@ -22,8 +22,7 @@ extension AgentProgramTests {
                 *) echo OK ;;
               esac
             done
-            """.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o700)
+            """, to: path, mode: 0o700)
         return path
     }
 

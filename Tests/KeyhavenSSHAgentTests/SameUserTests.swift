@@ -19,15 +19,14 @@ struct SameUserTests {
         }
         // Every prompt is declined and logged.
         let deny = prompts + "/deny"
-        try """
+        try ExecutableFile.write("""
             #!/bin/sh
             echo "OK Pleased to meet you"
             while IFS= read -r line; do
               echo "$line" >> '\(prompts)/prompts.log'
               case "$line" in CONFIRM*|GETPIN*) echo "ERR 83886179 Operation cancelled <Pinentry>" ;; BYE*) echo OK; exit 0 ;; *) echo OK ;; esac
             done
-            """.write(toFile: deny, atomically: true, encoding: .utf8)
-        chmod(deny, 0o755)
+            """, to: deny, mode: 0o755)
         let client = prompts + "/client.py"
         try AgentProgramTests.signingClient.write(toFile: client, atomically: true, encoding: .utf8)
         chmod(client, 0o644)
