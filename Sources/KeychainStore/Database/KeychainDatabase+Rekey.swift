@@ -137,31 +137,55 @@ extension KeychainDatabase.Session {
         }
     }
 
-    /// Follows what another process committed: new keys (a password change or a migration there)
-    /// drop every key of this process that the device key alone does not open, as a restart does
-    /// (unlock again with the new password); new lock settings apply here too. One `PRAGMA
-    /// data_version` a call when nothing changed, and one header read when another process wrote
-    /// items; the header's MAC is checked only when it says something new (nothing unverified is
-    /// taken up). A foreign keychain takes up nothing until the unlock that adopts it.
+    /// Follows what another process committed: new keys (a password change, a binding to the TPM
+    /// or its end, a migration there) leave this process the state a restart would (unlock again
+    /// with the new password); new lock settings apply here too. One `PRAGMA data_version` a call
+    /// when nothing changed, and one header read when another process wrote items; the header's
+    /// MAC is checked only when it says something new (nothing unverified is taken up). A foreign
+    /// keychain takes up nothing until the unlock that adopts it.
     mutating func refresh() throws(StoreError) {
         let current = try KeychainDatabase.dataVersion(connection)
         guard current != dataVersion else { return }
         dataVersion = current
         guard !lock.isForeign else { return }
         let header = try KeychainFile.readHeader(connection)
-        let rekeyed = header.epoch != epoch || header.format != format || header.kdf != kdf
+        let rekeyed = header.epoch != epoch || header.format != format || header.kdf != kdf || header.sealed != binding.seal
         guard rekeyed || header.settings != settings else { return }
-        if let index = keys.index { try HeaderSeal.verify(header, index: index) }
-        settings = header.settings
-        guard rekeyed else { return }
-        // A bound keychain whose secret is not unsealed here opens nothing until its password does.
-        if case .sealed = binding {
-            (lock, format, epoch) = (LockState(kdf: header.kdf, foreign: false), header.format, header.epoch)
+        guard rekeyed else {
+            if let index = keys.index { try HeaderSeal.verify(header, index: index) }
+            settings = header.settings
             return
         }
-        let opened = try Keybag.open(.device, in: connection, keychainID: keychainID, format: header.format, deviceKey: deviceKey, passwordKey: nil)
-        keys = UnlockedKeys(opened, hasPassword: header.kdf != nil)
-        (lock, format, epoch) = (LockState(kdf: header.kdf, foreign: false), header.format, header.epoch)
+        try follow(header)
+    }
+
+    /// Takes up new keys another process wrote, as ``KeychainFile/open(path:home:)`` does: a
+    /// keychain bound with a password seals (every key dropped until its password unseals it); one
+    /// bound without keeps the secret unsealed here while its seal is the same, else unseals the
+    /// new one; an unbound one opens with this home's device key. The header is checked with the
+    /// index key its new keybag holds: binding and freeing replace the index key too.
+    private mutating func follow(_ header: KeychainFile.Header) throws(StoreError) {
+        let next: TPMBinding
+        switch header.sealed {
+        case let seal? where header.kdf != nil:
+            (keys, binding, lock) = (UnlockedKeys([:], hasPassword: true), .sealed(seal), LockState(kdf: header.kdf, foreign: false))
+            (settings, format, epoch) = (header.settings, header.format, header.epoch)
+            return
+        case let seal?:
+            if case .unsealed(seal, _) = binding {
+                next = binding
+            } else {
+                next = .unsealed(seal, deviceKey: try HardwareBinding.open(seal, deviceKey: homeDeviceKey, passwordKey: nil, keychainID: keychainID))
+            }
+        case nil:
+            next = .unbound
+        }
+        let opened = try Keybag.open(.device, in: connection, keychainID: keychainID, format: header.format,
+                                     deviceKey: next.deviceKey ?? homeDeviceKey, passwordKey: nil)
+        guard let index = opened.keys[Keybag.indexKeyName] else { throw StoreError(.decode, "the keybag has no key for this machine") }
+        try HeaderSeal.verify(header, index: index)
+        (keys, binding, lock) = (UnlockedKeys(opened, hasPassword: header.kdf != nil), next, LockState(kdf: header.kdf, foreign: false))
+        (settings, format, epoch) = (header.settings, header.format, header.epoch)
     }
 }
 
