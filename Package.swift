@@ -463,7 +463,7 @@ let linuxTargets: [Target] = [
     ),
     .testTarget(
         name: "KeychainModelTests",
-        dependencies: ["KeychainModel"],
+        dependencies: ["KeychainModel", "KeychainTestSupport"],
         swiftSettings: strictSwift
     ),
     .testTarget(

@@ -30,7 +30,7 @@ struct AccessCommand: ParsableCommand {
     /// Which items: a class and the attributes security(1)'s letters name.
     struct ItemFilter: ParsableArguments {
         @Option(name: .customShort("c"), help: "The item class: genp (generic passwords, the default), inet, keys, cert.")
-        var itemClass: String = "genp"
+        var itemClass: String = ItemClass.genericPassword.rawValue
         @Option(name: .customShort("s"), help: "The service (generic) or server (internet).") var service: String?
         @Option(name: .customShort("a"), help: "The account.") var account: String?
         @Option(name: .customShort("l"), help: "The label.") var label: String?

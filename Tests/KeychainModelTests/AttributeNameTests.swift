@@ -1,12 +1,11 @@
 import Foundation
 import KeychainModel
+import KeychainTestSupport
 import Testing
 
 /// Attribute names are said once, in AttributeName.swift, and protection classes in KeyClass.swift:
 /// the schema and Apple's constants name only those, and no other source file spells a code.
 struct AttributeNameTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-
     /// Where a source spells a four-letter word that happens to be a code, meaning something else.
     static let otherMeanings: Set<String> = [
         "KeychainAccessCore/SyncSummary.swift \"sync\"",  // the keyhaven command's sync
@@ -33,7 +32,7 @@ struct AttributeNameTests {
 
     @Test("Every kSecAttr constant that names an attribute (not one of an attribute's values) is an AttributeName's code")
     func namesCoverApplesConstants() throws {
-        let text = try String(contentsOfFile: Self.root + "/Sources/KeychainServices/Generated/SecItemConstants.swift", encoding: .utf8)
+        let text = try String(contentsOfFile: SourceTree.root + "/Sources/KeychainServices/Generated/SecItemConstants.swift", encoding: .utf8)
         var constants: [(name: String, value: String)] = []
         for line in text.split(separator: "\n") where line.contains("let kSecAttr") {
             let pieces = line.split(separator: "\"")
@@ -52,22 +51,10 @@ struct AttributeNameTests {
     @Test("No source file but AttributeName.swift, KeyClass.swift and Apple's generated constants spells an attribute's or a class's code")
     func codesAreSaidOnce() throws {
         let codes = Set(AttributeName.all.map(\.code) + KeyClass.allCases.map(\.rawValue))
-        let sources = Self.root + "/Sources"
-        let files = try #require(FileManager.default.enumerator(atPath: sources)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
-        #expect(files.count > 300)
-        var found: [String] = []
+        #expect(try SourceTree.sourceFiles().count > 300)
         // Keyhaven/Accessibility.swift is the Swift API's enum, whose raw values are the codes.
-        let sayers = ["KeychainModel/Model/AttributeName.swift", "KeychainModel/Model/KeyClass.swift", "Keyhaven/Accessibility.swift"]
-        for file in files.sorted() where !sayers.contains(file) && !file.hasPrefix("KeychainServices/Generated/") {
-            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
-            for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
-                for piece in line.split(separator: "\"", omittingEmptySubsequences: false).enumerated() where piece.offset % 2 == 1 {
-                    let word = String(piece.element)
-                    guard codes.contains(word), !Self.otherMeanings.contains("\(file) \"\(word)\"") else { continue }
-                    found.append("\(file): \(line.trimmingCharacters(in: .whitespaces))")
-                }
-            }
-        }
+        let sayers = ["KeychainModel/Model/AttributeName.swift", "KeychainModel/Model/KeyClass.swift", "Keyhaven/Accessibility.swift", "KeychainServices/Generated/"]
+        let found = try SourceTree.linesSpelling(codes, outside: sayers, otherMeanings: Self.otherMeanings)
         #expect(found.isEmpty, "say these through AttributeName or KeyClass: \(found.joined(separator: "\n"))")
     }
 }

@@ -77,20 +77,20 @@ enum IdentityItems {
             if halves.certificate { certificateItem[name] = value }
             if halves.key { keyItem[name] = value }
         }
-        certificateItem["v_Ref"] = identity.certificate
-        certificateItem["r_PersistentRef"] = true
+        certificateItem[QueryKey.valueRef] = identity.certificate
+        certificateItem[QueryKey.returnPersistentRef] = true
         var added: CFTypeRef?
         let certificateStatus = SecItemAdd(NSDictionary(dictionary: certificateItem), &added)
         guard certificateStatus == errSecSuccess || certificateStatus == errSecDuplicateItem else { return certificateStatus }
         var keyStatus = errSecDuplicateItem
         if identity.privateKey.localKey != nil {
-            keyItem["v_Ref"] = identity.privateKey
+            keyItem[QueryKey.valueRef] = identity.privateKey
             keyStatus = SecItemAdd(NSDictionary(dictionary: keyItem), nil)
         }
         guard keyStatus == errSecSuccess || keyStatus == errSecDuplicateItem else {
             // A failed add changes nothing: the certificate it added goes again.
             if certificateStatus == errSecSuccess, let reference = added as? Data {
-                SecItemDelete(NSDictionary(dictionary: ["v_PersistentRef": reference]))
+                SecItemDelete(NSDictionary(dictionary: [QueryKey.valuePersistentRef: reference]))
             }
             return keyStatus
         }
@@ -102,19 +102,19 @@ enum IdentityItems {
         }
         // The certificate that was already there: found by Apple's primary key for certificates.
         if added == nil {
-            var query: [String: Any] = ["class": "cert", "v_Ref": identity.certificate, "r_PersistentRef": true]
+            var query: [String: Any] = [QueryKey.itemClass: ItemClass.certificate.rawValue, QueryKey.valueRef: identity.certificate, QueryKey.returnPersistentRef: true]
             for name in [AttributeName.accessGroup.code, AttributeName.synchronizable.code] { query[name] = certificateItem[name] }
-            if let keychain = certificateItem["u_Keychain"] { query["m_SearchList"] = [keychain] }
+            if let keychain = certificateItem[QueryKey.useKeychain] { query[QueryKey.matchSearchList] = [keychain] }
             guard SecItemCopyMatching(NSDictionary(dictionary: query), &added) == errSecSuccess else { return errSecSuccess }
         }
         guard let certificateReference = added as? Data else { return errSecSuccess }
-        var query: [String: Any] = ["v_PersistentRef": reference(certificate: certificateReference)]
-        if returns.data { query["r_Data"] = true }
-        if returns.attributes { query["r_Attributes"] = true }
-        if returns.ref { query["r_Ref"] = true }
-        if returns.persistentRef { query["r_PersistentRef"] = true }
-        if limit.isMultiple { query["m_Limit"] = "m_LimitAll" }
-        if let keychain = certificateItem["u_Keychain"] { query["m_SearchList"] = [keychain] }
+        var query: [String: Any] = [QueryKey.valuePersistentRef: reference(certificate: certificateReference)]
+        if returns.data { query[QueryKey.returnData] = true }
+        if returns.attributes { query[QueryKey.returnAttributes] = true }
+        if returns.ref { query[QueryKey.returnRef] = true }
+        if returns.persistentRef { query[QueryKey.returnPersistentRef] = true }
+        if limit.isMultiple { query[QueryKey.matchLimit] = QueryKey.matchLimitAll }
+        if let keychain = certificateItem[QueryKey.useKeychain] { query[QueryKey.matchSearchList] = [keychain] }
         var found: CFTypeRef?
         if SecItemCopyMatching(NSDictionary(dictionary: query), &found) == errSecSuccess { result.pointee = found }
         return errSecSuccess
@@ -124,8 +124,8 @@ enum IdentityItems {
     /// the item-wide keys (accessibility, access control, access, synchronizable, `kSecUse*`) to
     /// both; the class, the value and the return keys to neither.
     private static func halves(of name: String) -> (certificate: Bool, key: Bool) {
-        if name == "class" || name.hasPrefix("v_") || name.hasPrefix("r_") { return (false, false) }
-        if name.hasPrefix("u_") || name.hasPrefix("m_") || [AttributeName.accessControl.code, "acls", AttributeName.synchronizable.code, AttributeName.tombstone.code, AttributeName.multiUser.code, AttributeName.noLegacy.code].contains(name) {
+        if name == QueryKey.itemClass || name.hasPrefix("v_") || name.hasPrefix("r_") { return (false, false) }
+        if name.hasPrefix("u_") || name.hasPrefix("m_") || [AttributeName.accessControl.code, QueryKey.access, AttributeName.synchronizable.code, AttributeName.tombstone.code, AttributeName.multiUser.code, AttributeName.noLegacy.code].contains(name) {
             return (true, true)
         }
         return (ItemClass.certificate.schema[name] != nil, ItemClass.key.schema[name] != nil)
@@ -135,13 +135,13 @@ enum IdentityItems {
     /// securityd makes it (`_SecItemMakePersistentRef` with the identity class and the
     /// certificate's row).
     static func reference(certificate: Data) -> Data {
-        Data("idnt".utf8) + certificate.dropFirst(4)
+        Data(QueryKey.identityClass.utf8) + certificate.dropFirst(4)
     }
 
     /// The certificate's reference inside an identity's, or nil if `bytes` is not an identity's.
     static func certificateReference(_ bytes: Data) -> Data? {
-        guard bytes.count > 4, bytes.prefix(4).elementsEqual("idnt".utf8) else { return nil }
-        return Data("cert".utf8) + bytes.dropFirst(4)
+        guard bytes.count > 4, bytes.prefix(4).elementsEqual(QueryKey.identityClass.utf8) else { return nil }
+        return Data(ItemClass.certificate.rawValue.utf8) + bytes.dropFirst(4)
     }
 
     /// Deletes identities: each certificate, then its key unless another certificate still uses it.
@@ -175,7 +175,7 @@ enum IdentityItems {
         var certificateEntries: [String: Any] = [:], keyEntries: [String: Any] = [:]
         for (key, value) in attributesToUpdate {
             guard let name = key as? String else { throw .param("a dictionary key is not a string") }
-            if name == "v_Data" { throw .param("an identity's data cannot be updated; update its key or certificate") }
+            if name == QueryKey.valueData { throw .param("an identity's data cannot be updated; update its key or certificate") }
             let special = [AttributeName.synchronizable.code, AttributeName.accessControl.code, AttributeName.noLegacy.code, AttributeName.multiUser.code, AttributeName.appClipItem.code, AttributeName.sharingGroup.code].contains(name)
             let inCertificate = special || ItemClass.certificate.schema[name] != nil
             let inKey = special || ItemClass.key.schema[name] != nil

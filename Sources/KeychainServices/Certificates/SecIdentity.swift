@@ -42,10 +42,10 @@ public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRe
 public func SecIdentityCreateWithCertificate(_ keychainOrArray: CFTypeRef?, _ certificateRef: SecCertificate,
                                              _ identityRef: UnsafeMutablePointer<SecIdentity?>) -> OSStatus {
     var query: [String: Any] = [
-        "class": "keys", AttributeName.keyClass.code: 1, AttributeName.applicationLabel.code: certificateRef.info.publicKeyHash, "r_Ref": true,
+        QueryKey.itemClass: ItemClass.key.rawValue, AttributeName.keyClass.code: 1, AttributeName.applicationLabel.code: certificateRef.info.publicKeyHash, QueryKey.returnRef: true,
     ]
-    if let keychain = keychainOrArray as? SecKeychain { query["m_SearchList"] = [keychain] }
-    if let list = keychainOrArray as? [SecKeychain] { query["m_SearchList"] = list }
+    if let keychain = keychainOrArray as? SecKeychain { query[QueryKey.matchSearchList] = [keychain] }
+    if let list = keychainOrArray as? [SecKeychain] { query[QueryKey.matchSearchList] = list }
     var result: CFTypeRef?
     let status = SecItemCopyMatching(NSDictionary(dictionary: query), &result)
     guard status == errSecSuccess else { return status }

@@ -8,9 +8,9 @@ enum KeyStorage {
     /// (Apple adds it through `SecItemAdd` with `kSecValueRef`), and returns the stored key.
     static func addGenerated(_ key: SecKey, attributes: [String: Any]) throws(KeyError) -> SecKey {
         var item = attributes
-        item["class"] = "keys"
-        item["v_Ref"] = key
-        item["r_Ref"] = true
+        item[QueryKey.itemClass] = ItemClass.key.rawValue
+        item[QueryKey.valueRef] = key
+        item[QueryKey.returnRef] = true
         item.removeValue(forKey: AttributeName.isPermanent.code)
         var result: CFTypeRef?
         let status = SecItemAdd(NSDictionary(dictionary: item), &result)

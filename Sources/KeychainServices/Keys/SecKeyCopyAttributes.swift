@@ -11,7 +11,7 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     let isPrivate = key.isPrivate
     // The stored attributes' set (ItemAttributes), as Apple's dictionary gives them: the key
     // class and type as strings, sizes as numbers, flags as booleans.
-    var attributes: [String: Any] = ["class": "keys"]
+    var attributes: [String: Any] = [QueryKey.itemClass: ItemClass.key.rawValue]
     for (name, value) in ItemAttributes.key(key.publicKey, isPrivate: isPrivate, isExtractable: key.isExtractable) {
         switch (name, value) {
         case (AttributeName.keyClass.code, .number(let n)), (AttributeName.type.code, .number(let n)): attributes[name] = String(n)
@@ -24,7 +24,7 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
         attributes[name] = ResultBuilder.bridge(value)
     }
     if (key.isExtractable || !isPrivate), let data = try? KeyOperations.externalRepresentation(key) {
-        attributes["v_Data"] = Data(data)
+        attributes[QueryKey.valueData] = Data(data)
     }
     return NSDictionary(dictionary: attributes)
 }

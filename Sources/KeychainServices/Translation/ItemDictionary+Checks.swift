@@ -29,7 +29,7 @@ extension ItemDictionary {
             // kSecMatchLimit is ignored, as macOS's shim strips it (KeychainAccess's removeAll()
             // passes kSecMatchLimitAll): every match is updated or deleted. Other match keys are
             // refused, as iOS refuses them all (docs/compatibility.md).
-            if !matchKeys.subtracting(["m_Limit"]).isEmpty {
+            if !matchKeys.subtracting([QueryKey.matchLimit]).isEmpty {
                 throw .param("\(operation == .update ? "SecItemUpdate" : "SecItemDelete") takes no match keys")
             }
             if useItemList { throw .param("kSecUseItemList is not supported") }

@@ -4,20 +4,11 @@ import KeychainStore
 /// The key grammar: a 4-character key is an attribute; otherwise the first letter says what it
 /// is (`c`lass, `m`atch, `r`eturn, `u`se, `v`alue; `f` is ignored).
 extension ItemDictionary {
-    /// The `kSecUse*` keys Apple accepts that have no effect here.
-    static let ignoredUseKeys: Set<String> = [
-        "u_CredRef", "u_OpPrompt", "u_NoAuthUI", "u_AuthCtx", "u_CallerName", "u_TokenRawItems",
-        "u_SystemKeychainAlways", "u_SystemKeychain", "u_SyncBubbleKeychain", "u_CertWithIssuers",
-        "u_UserIndependentKeychain",
-    ]
-    /// Internet passwords' private extra data fields, which need a private entitlement.
-    static let privateDataAttributes: Set<String> = ["binn", "bini", "bin0", "bin1", "bin2", "bin3"]
-
     mutating func read(_ key: String, _ value: IncomingValue, _ operation: SecItemOperation) throws(SecStatusError) {
         if key.utf8.count == 4 { return try readAttribute(key, value, operation) }
         guard key.utf8.count > 1, let first = key.first else { throw .param("unknown dictionary key") }
         switch first {
-        case "c": guard key == "class" else { throw .param("unknown dictionary key") }
+        case "c": guard key == QueryKey.itemClass else { throw .param("unknown dictionary key") }
         case "m": try readMatch(key, value)
         case "r": try readReturn(key, value)
         case "u": try readUse(key, value, operation)
@@ -29,7 +20,7 @@ extension ItemDictionary {
 
     private mutating func readAttribute(_ key: String, _ value: IncomingValue, _ operation: SecItemOperation) throws(SecStatusError) {
         switch key {
-        case AttributeName.noLegacy.code, "UUID": return
+        case AttributeName.noLegacy.code, QueryKey.uuid: return
         case AttributeName.appClipItem.code: throw .param("kSecAttrAppClipItem may not be set")
         case AttributeName.multiUser.code:
             switch value {
@@ -41,7 +32,7 @@ extension ItemDictionary {
             guard case .accessControl(let control) = value else { throw .param("kSecAttrAccessControl is not a SecAccessControl") }
             accessControl = control
             return
-        case "acls":
+        case QueryKey.access:
             guard case .access(let object) = value else { throw .param("kSecAttrAccess is not a SecAccess") }
             guard operation == .add else { throw .param("kSecAttrAccess is only for SecItemAdd") }
             access = object.access
@@ -51,7 +42,7 @@ extension ItemDictionary {
             tombstone = flag
             return
         case AttributeName.synchronizable.code:
-            if case .string("syna") = value { matchAnySynchronizable = true; return }
+            if case .string(QueryKey.synchronizableAny) = value { matchAnySynchronizable = true; return }
             guard let flag = value.looseBoolean ?? (value.attributeValue(for: .number).flatMap { v -> Bool? in
                 if case .number(let n) = v, n == 0 || n == 1 { return n == 1 } else { return nil }
             }) else { throw .param("kSecAttrSynchronizable is not a boolean") }
@@ -60,7 +51,7 @@ extension ItemDictionary {
         default:
             break
         }
-        if itemClass == .internetPassword, Self.privateDataAttributes.contains(key) {
+        if itemClass == .internetPassword, QueryKey.internetExtraData.contains(key) {
             throw SecStatusError(errSecMissingEntitlement, "internet passwords' extra data fields need a private entitlement")
         }
         // An identity takes any certificate attribute, then any key attribute (`SecDbAttrWithKey` in `SecItemDb.c`).
@@ -81,7 +72,7 @@ extension ItemDictionary {
     }
 
     private mutating func readMatch(_ key: String, _ value: IncomingValue) throws(SecStatusError) {
-        if key == "m_SearchList" {
+        if key == QueryKey.matchSearchList {
             // Chooses keychains rather than items, so Update and Delete accept it (as macOS does).
             guard case .array(let elements) = value else { throw .param("kSecMatchSearchList is not an array of keychains") }
             var keychains: [SecKeychain] = []
@@ -94,21 +85,21 @@ extension ItemDictionary {
         }
         matchKeys.insert(key)
         switch key {
-        case "m_Limit":
+        case QueryKey.matchLimit:
             switch value {
-            case .string("m_LimitOne"): limit = .one
-            case .string("m_LimitAll"): limit = .all
+            case .string(QueryKey.matchLimitOne): limit = .one
+            case .string(QueryKey.matchLimitAll): limit = .all
             case .number(let n, false) where n == -1: limit = .all
             case .number(let n, false) where n >= 0 && n <= Int64(Int32.max): limit = n == 1 ? .one : .count(Int(n))
             default: throw .param("kSecMatchLimit has a value that is not a limit")
             }
-        case "m_HostOrSubdomainOfHost":
+        case QueryKey.matchHostOrSubdomainOfHost:
             guard case .string(let host) = value else { throw .param("kSecMatchHostOrSubdomainOfHost is not a string") }
             guard itemClass == .internetPassword else {
                 throw SecStatusError(errSecUnimplemented, "kSecMatchHostOrSubdomainOfHost applies to internet passwords only")
             }
             hostOrSubdomain = host
-        case "m_Issuers", "m_Policy":
+        case QueryKey.matchIssuers, QueryKey.matchPolicy:
             throw SecStatusError(errSecUnimplemented, "\(key) applies to certificates and identities only")
         default:
             break  // recorded and ignored, as Apple's data-protection keychain does (kSecMatchCaseInsensitive too)
@@ -118,42 +109,42 @@ extension ItemDictionary {
     private mutating func readReturn(_ key: String, _ value: IncomingValue) throws(SecStatusError) {
         guard let flag = value.strictBoolean else { throw .param("\(key) is not a boolean") }
         switch key {
-        case "r_Data": returns.data = flag
-        case "r_Attributes": returns.attributes = flag
-        case "r_Ref": returns.ref = flag
-        case "r_PersistentRef": returns.persistentRef = flag
+        case QueryKey.returnData: returns.data = flag
+        case QueryKey.returnAttributes: returns.attributes = flag
+        case QueryKey.returnRef: returns.ref = flag
+        case QueryKey.returnPersistentRef: returns.persistentRef = flag
         default: throw .param("unknown return key")
         }
     }
 
     private mutating func readUse(_ key: String, _ value: IncomingValue, _ operation: SecItemOperation) throws(SecStatusError) {
         switch key {
-        case "u_ItemList": useItemList = true
-        case "u_Keychain":
+        case QueryKey.useItemList: useItemList = true
+        case QueryKey.useKeychain:
             guard case .keychain(let keychain) = value else { throw .param("kSecUseKeychain is not a keychain") }
             useKeychain = keychain
-        case "u_Tomb":
+        case QueryKey.useTombstones:
             guard let flag = value.looseBoolean else { throw .param("kSecUseTombstones is not a boolean") }
             useTombstones = flag
-        case "u_AuthUI":
+        case QueryKey.useAuthenticationUI:
             switch value {
-            case .string("u_AuthUIS"): authenticationUISkip = true
-            case .string("u_AuthUIF"): authenticationUIFail = true
-            case .string("u_AuthUIA"): break
+            case .string(QueryKey.useAuthenticationUISkip): authenticationUISkip = true
+            case .string(QueryKey.useAuthenticationUIFail): authenticationUIFail = true
+            case .string(QueryKey.useAuthenticationUIAllow): break
             default: throw .param("kSecUseAuthenticationUI has a value that is not a UI mode")
             }
         default:
-            guard Self.ignoredUseKeys.contains(key) else { throw .param("unknown kSecUse key") }
+            guard QueryKey.ignoredUse.contains(key) else { throw .param("unknown kSecUse key") }
         }
     }
 
     private mutating func readValue(_ key: String, _ value: IncomingValue) throws(SecStatusError) {
         switch key {
-        case "v_Data":
+        case QueryKey.valueData:
             guard case .data(let data) = value else { throw .param("kSecValueData is not data") }
             valueData = data
-        case "v_PersistentRef": break  // read before the walk
-        case "v_Ref": break  // read by readValueRef
+        case QueryKey.valuePersistentRef: break  // read before the walk
+        case QueryKey.valueRef: break  // read by readValueRef
         default: throw .param("unknown kSecValue key")
         }
     }

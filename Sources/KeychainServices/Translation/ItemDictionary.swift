@@ -85,12 +85,12 @@ struct ItemDictionary {
     init(_ dictionary: CFDictionary, for operation: SecItemOperation) throws(SecStatusError) {
         let entries = try Self.entries(of: dictionary)
         guard entries.count <= 128 else { throw .param("too many keys in the dictionary") }
-        let persistentRef = try entries.first { $0.key == "v_PersistentRef" }.map { (entry) throws(SecStatusError) in
+        let persistentRef = try entries.first { $0.key == QueryKey.valuePersistentRef }.map { (entry) throws(SecStatusError) in
             try Self.persistentReference(entry.value)
         }
-        let ref = entries.first { $0.key == "v_Ref" }?.value
-        let classValue = entries.first { $0.key == "class" }?.value
-        if case .string("idnt")? = classValue.map(IncomingValue.init) {
+        let ref = entries.first { $0.key == QueryKey.valueRef }?.value
+        let classValue = entries.first { $0.key == QueryKey.itemClass }?.value
+        if case .string(QueryKey.identityClass)? = classValue.map(IncomingValue.init) {
             isIdentity = true
             itemClass = .certificate
         } else if classValue == nil, ref is SecIdentity || persistentRef?.isIdentity == true {
@@ -102,7 +102,7 @@ struct ItemDictionary {
         if persistentRef?.isIdentity == true && !isIdentity { throw .param("an identity's persistent reference names no \(itemClass.rawValue)") }
         persistentReference = persistentRef?.reference
         for (key, value) in entries {
-            if key == "v_Ref" { try readValueRef(value, operation); continue }
+            if key == QueryKey.valueRef { try readValueRef(value, operation); continue }
             try read(key, IncomingValue(value), operation)
         }
         if operation == .add && itemClass == .certificate && valueRef == nil { try completeCertificateFromData() }

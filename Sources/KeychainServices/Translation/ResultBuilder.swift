@@ -23,10 +23,10 @@ struct ResultBuilder {
         }
         var dictionary: [String: Any] = [:]
         if returns.attributes { dictionary = attributes(of: item) }
-        if returns.data, let secret { dictionary["v_Data"] = secret }
-        if returns.persistentRef { dictionary["v_PersistentRef"] = item.persistentReference.bytes }
+        if returns.data, let secret { dictionary[QueryKey.valueData] = secret }
+        if returns.persistentRef { dictionary[QueryKey.valuePersistentRef] = item.persistentReference.bytes }
         if returns.ref {
-            if let ref = ref(for: item, in: keychain) { dictionary["v_Ref"] = ref } else { dictionary["class"] = item.itemClass.rawValue }
+            if let ref = ref(for: item, in: keychain) { dictionary[QueryKey.valueRef] = ref } else { dictionary[QueryKey.itemClass] = item.itemClass.rawValue }
         }
         return NSDictionary(dictionary: dictionary)
     }
@@ -74,9 +74,9 @@ struct ResultBuilder {
             dictionary.merge(attributes(of: identity.certificate)) { $1 }
             dictionary["certdata"] = identity.certificate.secret
         }
-        if returns.data, let secret { dictionary["v_Data"] = secret }
-        if returns.persistentRef { dictionary["v_PersistentRef"] = IdentityItems.reference(certificate: identity.certificate.persistentReference.bytes) }
-        if returns.ref, let ref = IdentityItems.identity(identity) { dictionary["v_Ref"] = ref }
+        if returns.data, let secret { dictionary[QueryKey.valueData] = secret }
+        if returns.persistentRef { dictionary[QueryKey.valuePersistentRef] = IdentityItems.reference(certificate: identity.certificate.persistentReference.bytes) }
+        if returns.ref, let ref = IdentityItems.identity(identity) { dictionary[QueryKey.valueRef] = ref }
         return NSDictionary(dictionary: dictionary)
     }
 

@@ -11,7 +11,7 @@ enum UpdateAttributes {
             guard let name = key as? String else { throw .param("a dictionary key is not a string") }
             let value = IncomingValue(rawValue)
             switch name {
-            case "v_Data":
+            case QueryKey.valueData:
                 guard case .data(let data) = value else { throw .param("kSecValueData is not data") }
                 changes.secret = data
             case AttributeName.noLegacy.code, AttributeName.multiUser.code:
