@@ -99,8 +99,14 @@ package struct GitCredential: Equatable, Sendable {
         case "erase":
             query.limit = nil
             if let password = credential.fields["password"] {
-                // Only the credential git tried: a newer one stored since stays.
-                let found = (try? session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: true)).items()) ?? []
+                // Only the credential git tried: a newer one stored since stays. A keychain that
+                // stays locked, or any other failure, is said; only "none" is nothing to erase.
+                let found: [StoredItem]
+                do throws(StoreError) {
+                    found = try session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: true)).items()
+                } catch where error.code == .itemNotFound {
+                    return ""
+                }
                 for item in found where item.secret == Data(password.utf8) {
                     var single = ItemQuery(itemClass: .internetPassword)
                     single.persistentReference = item.persistentReference

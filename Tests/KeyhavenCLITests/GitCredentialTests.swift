@@ -10,8 +10,8 @@ struct GitCredentialTests {
         let runner: CommandRunner
         let helper: String
 
-        init(helper: String = CommandRunner.products.appendingPathComponent("git-credential-keyhaven").path) throws {
-            runner = try CommandRunner()
+        init(runner: CommandRunner? = nil, helper: String = CommandRunner.products.appendingPathComponent("git-credential-keyhaven").path) throws {
+            self.runner = try runner ?? CommandRunner()
             self.helper = helper
         }
 
@@ -44,6 +44,26 @@ struct GitCredentialTests {
         #expect(try git.credential("fill", "protocol=https\nhost=example.com\n\n").output.contains("password=n3w\n"))
         #expect(try git.credential("reject", "protocol=https\nhost=example.com\nusername=ann\npassword=n3w\n\n").status == 0)
         #expect(try git.credential("fill", "protocol=https\nhost=example.com\n\n").status != 0)  // no prompt allowed: git fails
+    }
+
+    @Test("reject on a keychain that stays locked fails with a message and erases nothing")
+    func rejectWhenLocked() throws {
+        var runner = try CommandRunner()
+        let folder = TestHome.current!.path
+        runner.extraEnvironment["KEYHAVEN_PINENTRY"] = try ScriptedPinentry.write(in: folder)
+        try Data("not the password".utf8).write(to: URL(fileURLWithPath: folder + "/pin"))
+        let git = try Git(runner: runner)
+        defer { git.runner.finish() }
+        #expect(try runner.run("create-keychain", "-p", "right", "git").status == 0)
+        #expect(try runner.run("default-keychain", "-s", "git").status == 0)
+        #expect(try git.credential("approve", "protocol=https\nhost=example.com\nusername=ann\npassword=s3cret\n\n").status == 0)
+        #expect(try runner.run("lock-keychain", "git").status == 0)
+        let rejected = try CommandRunner.execute(git.helper, ["erase"], environment: runner.environment,
+                                                 input: "protocol=https\nhost=example.com\nusername=ann\npassword=s3cret\n\n")
+        #expect(rejected.exited && rejected.status != 0, "\(rejected)")
+        #expect(rejected.error.hasPrefix("git-credential-keyhaven: ") && !rejected.error.contains("s3cret"), "\(rejected.error)")
+        #expect(try runner.run("unlock-keychain", "-p", "right", "git").status == 0)
+        #expect(try git.credential("fill", "protocol=https\nhost=example.com\n\n").output.contains("password=s3cret\n"))
     }
 
     @Test("Protocol, host, port and path tell credentials apart; a protocol it does not keep is not stored")
