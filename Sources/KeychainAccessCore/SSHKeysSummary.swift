@@ -57,11 +57,10 @@ extension KeychainAccessSession {
     package func sshKeys() throws(StoreError) -> SSHKeysSummary {
         var items: [(item: SSHKeyItem, attributes: [String: AttributeValue], keychain: String)] = []
         for keychain in try keychains() {
-            let query = SSHKeyItem.query()
             do {
-                let found = try session.send(.find(keychains: [keychain.path], query: query, caller: session.caller, withSecrets: false)).items()
+                let found = try session.items(matching: SSHKeyItem.query(), in: keychain.path, withSecrets: false)
                 items += found.compactMap { stored in SSHKeyItem(attributes: stored.attributes).map { ($0, stored.attributes, keychain.name) } }
-            } catch where error.code == .itemNotFound || error.code == .interactionNotAllowed {
+            } catch where error.code == .interactionNotAllowed {
                 continue
             }
         }

@@ -48,6 +48,17 @@ package struct AgentSession {
         paths.map { AgentKeychain(path: $0, socket: socket, home: home.path) }
     }
 
+    /// The items of the keychain at `path` that `query` matches, `[]` when none does; every other
+    /// failure (a keychain that stays locked, a refusal, the agent gone) is thrown, so a caller
+    /// never takes "could not look" for "nothing there".
+    package func items(matching query: ItemQuery, in path: String, caller: Caller? = nil, withSecrets: Bool) throws(StoreError) -> [StoredItem] {
+        do {
+            return try send(.find(keychains: [path], query: query, caller: caller ?? self.caller, withSecrets: withSecrets)).items()
+        } catch where error.code == .itemNotFound {
+            return []
+        }
+    }
+
     @discardableResult
     package func send(_ request: AgentRequest) throws(StoreError) -> AgentAnswer {
         try AgentConnectionPool.shared.send(request, socket: socket, home: home.path)

@@ -72,12 +72,7 @@ package struct GitCredential: Equatable, Sendable {
         switch operation {
         case "get":
             query.limit = 1
-            let found: [StoredItem]
-            do throws(StoreError) {
-                found = try session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: true)).items()
-            } catch where error.code == .itemNotFound {
-                return ""
-            }
+            let found = try session.items(matching: query, in: keychain, caller: caller, withSecrets: true)
             guard let item = found.first, let secret = item.secret else { return "" }
             var output = ""
             if case .string(let account)? = item.attributes[.account] { output += "username=\(account)\n" }
@@ -101,13 +96,7 @@ package struct GitCredential: Equatable, Sendable {
             if let password = credential.fields["password"] {
                 // Only the credential git tried: a newer one stored since stays. A keychain that
                 // stays locked, or any other failure, is said; only "none" is nothing to erase.
-                let found: [StoredItem]
-                do throws(StoreError) {
-                    found = try session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: true)).items()
-                } catch where error.code == .itemNotFound {
-                    return ""
-                }
-                for item in found where item.secret == Data(password.utf8) {
+                for item in try session.items(matching: query, in: keychain, caller: caller, withSecrets: true) where item.secret == Data(password.utf8) {
                     var single = ItemQuery(itemClass: .internetPassword)
                     single.persistentReference = item.persistentReference
                     try session.send(.delete(keychains: [keychain], query: single, caller: caller, makeTombstones: false))

@@ -136,10 +136,7 @@ struct DumpKeychain: ParsableCommand {
             quiet.interactionAllowed = false
             quiet.skipsUntrusted = true
             let all = try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: false)).items()
-            var shown: [StoredItem] = []
-            do throws(StoreError) {
-                shown = try session.send(.find(keychains: [path], query: query, caller: quiet, withSecrets: true)).items()
-            } catch where error.code == .itemNotFound {}
+            let shown = try session.items(matching: query, in: path, caller: quiet, withSecrets: true)
             let open = Dictionary(shown.map { ($0.persistentReference, $0) }, uniquingKeysWith: { first, _ in first })
             withheld += all.count - open.count
             return all.map { open[$0.persistentReference] ?? $0 }

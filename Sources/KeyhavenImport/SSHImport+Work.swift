@@ -74,13 +74,8 @@ extension SSHImport: HelperWork {
 
     /// The fingerprints of the SSH keys kept in `keychain`.
     static func keptFingerprints(in keychain: String, _ session: Session) throws(StoreError) -> Set<String> {
-        do {
-            let found = try session.send(.find(keychains: [keychain], query: SSHKeyItem.query(), caller: Caller(accessGroups: [SSHKeyItem.group]),
-                                               withSecrets: false)).items()
-            return Set(found.compactMap { SSHKeyItem(attributes: $0.attributes)?.account })
-        } catch where error.code == .itemNotFound {
-            return []
-        }
+        let found = try session.items(matching: SSHKeyItem.query(), in: keychain, caller: Caller(accessGroups: [SSHKeyItem.group]), withSecrets: false)
+        return Set(found.compactMap { SSHKeyItem(attributes: $0.attributes)?.account })
     }
 
     private static func run(_ program: String, _ arguments: [String], environment: [String: String]) -> (status: Int32, output: String, error: String) {

@@ -42,13 +42,7 @@ enum CertificateWork {
         keys.criteria[.keyClass] = .number(1)
         var labels: Set<String> = []
         for path in Set(certificates.map(\.keychain)) {
-            let found: [StoredItem]
-            do throws(StoreError) {
-                found = try session.send(.find(keychains: [path], query: keys, caller: session.caller, withSecrets: false)).items()
-            } catch where error.code == .itemNotFound {
-                continue
-            }
-            for key in found { if case .data(let label)? = key.attributes[.applicationLabel] { labels.insert(path + "\u{0}" + hex(label)) } }
+            for key in try session.items(matching: keys, in: path, withSecrets: false) { if case .data(let label)? = key.attributes[.applicationLabel] { labels.insert(path + "\u{0}" + hex(label)) } }
         }
         return certificates.filter { labels.contains($0.keychain + "\u{0}" + hex($0.info.publicKeyHash)) }
     }

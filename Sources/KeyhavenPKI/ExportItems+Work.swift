@@ -64,13 +64,7 @@ struct ExportSelection {
         query.criteria[.keyClass] = .number(privateKeys ? 1 : 0)
         query.limit = nil
         query.matchAnySynchronizable = true
-        let items: [StoredItem]
-        do throws(StoreError) {
-            items = try session.send(.find(keychains: [path], query: query, caller: session.caller, withSecrets: true)).items()
-        } catch where error.code == .itemNotFound {
-            return []
-        }
-        return items.compactMap { $0.secret == nil ? nil : (try? StoredKeyOperation.storedKey($0)).map { .key($0) } }
+        return try session.items(matching: query, in: path, withSecrets: true).compactMap { $0.secret == nil ? nil : (try? StoredKeyOperation.storedKey($0)).map { .key($0) } }
     }
 
     /// Each certificate whose private key is here and extractable, as an identity.

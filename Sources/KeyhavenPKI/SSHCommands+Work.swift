@@ -17,12 +17,8 @@ enum SSHKeys {
     /// The kept keys of `keychain`, with their items' attributes.
     static func kept(in keychain: String, _ session: Session) throws(StoreError)
         -> [(item: SSHKeyItem, attributes: [String: AttributeValue], flags: UInt64?)] {
-        let query = SSHKeyItem.query()
-        do {
-            let found = try session.send(.find(keychains: [keychain], query: query, caller: caller, withSecrets: false)).items()
-            return found.compactMap { stored in SSHKeyItem(attributes: stored.attributes).map { ($0, stored.attributes, stored.accessControlFlags) } }
-        } catch where error.code == .itemNotFound {
-            return []
+        try session.items(matching: SSHKeyItem.query(), in: keychain, caller: caller, withSecrets: false).compactMap { stored in
+            SSHKeyItem(attributes: stored.attributes).map { ($0, stored.attributes, stored.accessControlFlags) }
         }
     }
 

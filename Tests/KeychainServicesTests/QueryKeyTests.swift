@@ -7,7 +7,6 @@ import Testing
 /// Apple's headers declare (Generated/), and the class codes in the model's ItemClass. Code
 /// elsewhere names them through those constants, so a misspelt key does not compile.
 struct QueryKeyTests {
-
     /// Where a source spells a word that happens to be a code, meaning something else.
     static let otherMeanings: Set<String> = [
         "KeyhavenCLI/ImportCommand.swift \"cert\"",  // security(1)'s import -t cert
